@@ -62,10 +62,12 @@ from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, 
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
 from .tensor_array import TensorArray
+from .rnn import reverse_sequence
 from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions,
                             SimOptions)
 from .client.session import InteractiveSession, Session, get_default_session
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
+from . import contrib  # noqa: F401
 
 NoGradient = NO_GRADIENT
 __version__ = "0.1.0"
