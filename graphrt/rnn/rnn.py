@@ -145,7 +145,9 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
             fixed_batch_size = first_input.shape.with_rank_at_least(2).dims[0]
             for flat_input in nest.flatten(inputs):
                 input_shape = flat_input.shape.with_rank_at_least(2)
-                fixed_batch_size.assert_is_compatible_with(input_shape.dims[0])
+                if not fixed_batch_size.is_compatible_with(input_shape.dims[0]):
+                    raise ValueError(f"Batch sizes of the inputs differ: {fixed_batch_size.value} and "
+                                     f"{input_shape.dims[0].value}")
                 for i, size in enumerate(input_shape.as_list()[1:]):
                     if size is None:
                         raise ValueError(f"Input size (dimension {i} of inputs) must be accessible via shape "

@@ -43,7 +43,7 @@ class TensorArrayState:
     def __init__(self, name, dtype, size, element_shape, dynamic_size=False, clear_after_read=True,
                  identical_element_shapes=False, aggregate_writes=False, xp=np):
         self.name = name
-        self.dtype = dtype
+        self.element_dtype = dtype  # not `dtype`: device kernels take anything with one for a tensor
         self.elements = [_Element() for _ in range(size)]
         self.element_shape = as_shape(element_shape)
         self.dynamic_size = dynamic_size
@@ -57,7 +57,7 @@ class TensorArrayState:
 
     def __repr__(self):
         written = sum(e.written for e in self.elements)
-        return f"<TensorArray {self.name}: {written}/{len(self.elements)} written, dtype={self.dtype.name}>"
+        return f"<TensorArray {self.name}: {written}/{len(self.elements)} written, dtype={self.element_dtype.name}>"
 
     def error(self, message, node):
         return errors.InvalidArgumentError(f"TensorArray {self.name}: {message}", node=node)
@@ -118,7 +118,7 @@ class TensorArrayState:
                                  f"written.  If you set the full element_shape property on the forward "
                                  f"TensorArray, the proper all-zeros tensor will be returned instead of incurring "
                                  f"this error.", node)
-            return self.xp.zeros(shape.as_list(), dtype=self.dtype.np)
+            return self.xp.zeros(shape.as_list(), dtype=self.element_dtype.np)
         value = element.value
         if self.clear_after_read:
             element.value, element.cleared = None, True
@@ -135,7 +135,7 @@ class TensorArrayState:
                 raise self.error(f"TensorArray has size zero, but element shape {_dims(shape)} is not fully "
                                  f"defined. Currently only static shapes are supported when packing zero-size "
                                  f"TensorArrays.", node)
-            return self.xp.zeros([0] + shape.as_list(), dtype=self.dtype.np)
+            return self.xp.zeros([0] + shape.as_list(), dtype=self.element_dtype.np)
         first = values[0].shape
         for i, v in zip(indices, values):
             if v.shape != first:
@@ -149,7 +149,7 @@ class TensorArrayState:
         grad = self.grads.get(source)
         if grad is None:
             self.dynamic_size = False  # the gradient array's size is now fixed
-            grad = TensorArrayState(f"{self.name}@{source}", self.dtype, len(self.elements), self.element_shape,
+            grad = TensorArrayState(f"{self.name}@{source}", self.element_dtype, len(self.elements), self.element_shape,
                                     aggregate_writes=True, xp=self.xp)
             for mine, theirs in zip(self.elements, grad.elements):
                 theirs.shape = mine.shape
@@ -275,7 +275,7 @@ def _concat(ctx):
             if not except0.is_fully_defined():
                 raise state.error(f"Concat saw a zero-size TensorArray and element_shape_except0 "
                                   f"{_dims(except0)} is not fully defined.", node)
-            return state.xp.zeros([0] + except0.as_list(), dtype=state.dtype.np), lengths
+            return state.xp.zeros([0] + except0.as_list(), dtype=state.element_dtype.np), lengths
         rest = values[0].shape[1:]
         for i, v in enumerate(values):
             if v.shape[1:] != rest:
@@ -335,7 +335,7 @@ def _close(ctx):
 
 
 def _check_dtype(state, dtype, node, reading=False):
-    if dtype.base_dtype != state.dtype:
+    if dtype.base_dtype != state.element_dtype:
         verb = "read" if reading else "write"
-        raise state.error(f"TensorArray dtype is {state.dtype.name} but Op is trying to {verb} dtype "
+        raise state.error(f"TensorArray dtype is {state.element_dtype.name} but Op is trying to {verb} dtype "
                           f"{dtype.base_dtype.name}.", node)
