@@ -62,6 +62,8 @@ from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, 
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
 from .tensor_array import TensorArray
+from .framework.indexed_slices import IndexedSlices
+from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
 from .rnn import reverse_sequence
 from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions,
                             SimOptions)
@@ -70,6 +72,18 @@ from . import nn, train, initializers, logging, math, random, compat, layers, lo
 from . import contrib  # noqa: F401
 
 NoGradient = NO_GRADIENT
+mul, sub = multiply, subtract  # names from before TF 1.0 that old programs still use
+
+
+def arg_max(input, dimension, output_type=int64, name=None):  # noqa: A002 - the TF name
+    """TF 1.x's `tf.arg_max(input, dimension)`: argmax under its older name."""
+    return argmax(input, dimension, output_type=output_type, name=name)
+
+
+def arg_min(input, dimension, output_type=int64, name=None):  # noqa: A002 - the TF name
+    """TF 1.x's `tf.arg_min(input, dimension)`: argmin under its older name."""
+    return argmin(input, dimension, output_type=output_type, name=name)
+
 __version__ = "0.1.0"
 
 

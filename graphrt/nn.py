@@ -9,3 +9,5 @@ from .ops.nn_ops import (avg_pool, avg_pool2d, batch_normalization, bias_add, co
                          weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
 from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_bidirectional_rnn,  # noqa: F401
                   static_rnn)
+from .candidate_sampling import (compute_accidental_hits, log_uniform_candidate_sampler, nce_loss,  # noqa: F401
+                                 sampled_softmax_loss, uniform_candidate_sampler)
