@@ -8,6 +8,10 @@ conversion: framework code makes no ops).
     IndexedSlices(values=[[1., 1.]], indices=[2], dense_shape=[4, 2])
       ~ [[0, 0], [0, 0], [1, 1], [0, 0]]
 """
+import collections
+
+# What Session.run gives for a fetched IndexedSlices (numpy arrays).
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
 
 
 class IndexedSlices:
