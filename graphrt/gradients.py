@@ -20,6 +20,7 @@ import collections
 
 from .framework import registry
 from .framework.graph import Tensor, graph_of
+from .framework.indexed_slices import IndexedSlices
 from .framework.op_builder import convert_to_tensor, is_tensor_like
 from .ops import array_ops, control_flow_state, math_ops
 from .ops import control_flow_util as util
@@ -244,14 +245,18 @@ def _aggregated_grads(grads, op, loop_state):
 
 
 def _sum(values):
-    if isinstance(values, Tensor) or values is None:
+    if isinstance(values, (Tensor, IndexedSlices)) or values is None:
         return values
     values = [v for v in values if v is not None]
     if not values:
         return None
     if len(values) == 1:
         return values[0]
-    return math_ops.add_n(values)
+    if all(isinstance(v, IndexedSlices) for v in values):
+        # Sparse stays sparse: the rows of every gradient, one after the other (TF1).
+        return IndexedSlices(array_ops.concat([v.values for v in values], 0),
+                             array_ops.concat([v.indices for v in values], 0), values[0].dense_shape)
+    return math_ops.add_n([convert_to_tensor(v) for v in values])
 
 
 def _get_grad(grads, t):

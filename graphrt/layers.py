@@ -569,6 +569,61 @@ class Conv1D(_Conv):
                              name="conv1d")
 
 
+class Conv2DTranspose(Conv2D):
+    """Transposed 2-D convolution ("deconvolution"): kernel [kh, kw, filters, in]; the
+    output is stride times larger (`same`), plus max(kernel - stride, 0) (`valid`)."""
+
+    def build(self, input_shape):
+        input_shape = as_shape(input_shape)
+        _check_ndim(self, input_shape, 4)
+        channels = input_shape[-1]
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
+        self.kernel = self.add_weight("kernel", shape=list(self.kernel_size) + [self.filters, channels],
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint, trainable=True, dtype=self.dtype)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", shape=[self.filters], initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                        trainable=True, dtype=self.dtype)
+        self.built = True
+
+    def _output_length(self, length, axis):
+        if length is None:
+            return None
+        stride, size = self.strides[axis], self.kernel_size[axis]
+        return length * stride + (max(size - stride, 0) if self.padding == "valid" else 0)
+
+    def _convolve(self, inputs):
+        shape = array_ops.shape(inputs)
+        static = inputs.shape
+        out_h, out_w = (self._output_length(shape[1 + i], i) for i in range(2))
+        output_shape = array_ops.stack([shape[0], out_h, out_w, self.filters])
+        outputs = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape, strides=[1, *self.strides, 1],
+                                          padding=self.padding.upper(), data_format="NHWC")
+        outputs.set_shape([static[0], self._output_length(static[1], 0), self._output_length(static[2], 1),
+                           self.filters])
+        return outputs
+
+
+Convolution2DTranspose = Conv2DTranspose
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
+                     activation=None, use_bias=True, kernel_initializer=None, bias_initializer=None,
+                     kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                     kernel_constraint=None, bias_constraint=None, trainable=True, name=None, reuse=None):
+    """Functional interface of the transposed 2-D convolution layer."""
+    layer = Conv2DTranspose(filters=filters, kernel_size=kernel_size, strides=strides, padding=padding,
+                            data_format=data_format, activation=activation, use_bias=use_bias,
+                            kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
+                            kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
+                            activity_regularizer=activity_regularizer, kernel_constraint=kernel_constraint,
+                            bias_constraint=bias_constraint, trainable=trainable, name=name, _reuse=reuse,
+                            _scope=name)
+    return layer.apply(inputs)
+
+
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid", data_format="channels_last",
            dilation_rate=(1, 1), activation=None, use_bias=True, kernel_initializer=None, bias_initializer=None,
            kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,

@@ -20,6 +20,7 @@ import numpy as np
 from .. import errors
 from ..framework import dtypes
 from ..framework.graph import Operation, Tensor, get_default_graph
+from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ..framework.tensor_shape import TensorShape
 from ..partition import partitioner, placer, subgraph, verifier
 from ..rendezvous import LocalRendezvous, format_pending
@@ -84,6 +85,10 @@ class _FetchHandler:
         return i
 
     def _compile(self, graph, fetch):
+        if isinstance(fetch, IndexedSlices):
+            parts = [fetch.values, fetch.indices] + ([fetch.dense_shape] if fetch.dense_shape is not None else [])
+            subs = [self._compile(graph, p) for p in parts]
+            return lambda vals: IndexedSlicesValue(*[s(vals) for s in subs], *([None] * (3 - len(subs))))
         if isinstance(fetch, (list, tuple)):
             subs = [self._compile(graph, f) for f in fetch]
             kind = type(fetch)

@@ -135,6 +135,9 @@ uint8, uint16, uint32, uint64 = (_BY_NAME[n] for n in ("uint8", "uint16", "uint3
 bool = _BY_NAME["bool"]  # noqa: A001 - the TF name
 complex64, complex128 = _BY_NAME["complex64"], _BY_NAME["complex128"]
 string = _BY_NAME["string"]
+# A handle to per-step state a kernel keeps (a TensorArray): a Python object
+# that never leaves its device, so ops taking it are colocated with its maker.
+resource = _BY_NAME["resource"] = DType("resource", np.dtype(object))
 float32_ref, float64_ref, int32_ref, int64_ref = (
     _BY_NAME[n] for n in ("float32_ref", "float64_ref", "int32_ref", "int64_ref"))
 

@@ -7,5 +7,5 @@ from . import state_ops, control_ops, comm_ops, variables  # noqa: F401
 from . import nn_ops, nn_kernels, nn_grad, random_ops  # noqa: F401
 from . import control_flow_ops, control_flow_kernels, control_flow_grad, stack_ops  # noqa: F401
 from . import variable_scope  # noqa: F401
-from . import training_ops  # noqa: F401
+from . import training_ops, sparse_training_ops  # noqa: F401
 from . import extra_ops, extra_kernels, extra_grad, clip_ops  # noqa: F401

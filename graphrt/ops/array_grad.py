@@ -1,9 +1,12 @@
-"""Gradients of the array ops (as TF's array_grad.py; gather gives a dense
-gradient through UnsortedSegmentSum instead of IndexedSlices)."""
+"""Gradients of the array ops (as TF's array_grad.py). A gather along axis 0
+(so an embedding lookup) gives its params an IndexedSlices gradient; this
+module also registers how IndexedSlices become dense where an op needs that."""
 import numpy as np
 
 from ..framework.constant_value import constant_value
-from ..framework.op_builder import apply_op
+from ..framework.graph import get_default_graph
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.op_builder import apply_op, register_tensor_conversion_function
 from ..framework.registry import not_differentiable, register_gradient
 from . import array_ops, math_ops
 from .math_grad import sum_to
@@ -175,7 +178,25 @@ def _gather_grad(op, grad):
         dense = _scatter_rows(grad, indices, params_t, ind_rank)
         inverse = np.argsort(perm).astype(np.int32)
         return [array_ops.transpose(dense, inverse), None, None]
-    return [_scatter_rows(grad, indices, params, ind_rank), None, None]
+    # Along axis 0 the gradient is the gathered rows themselves, as IndexedSlices (TF's _GatherV2Grad).
+    with get_default_graph().colocate_with(params):
+        params_shape = array_ops.shape(params)
+    indices_size = array_ops.expand_dims(array_ops.size(indices), 0)
+    values = array_ops.reshape(grad, array_ops.concat([indices_size, params_shape[1:]], 0))
+    return [IndexedSlices(values, array_ops.reshape(indices, indices_size), params_shape), None, None]
+
+
+def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
+    """The dense tensor of an IndexedSlices: its rows summed into zeros (TF's conversion)."""
+    if dtype is not None and not dtype.is_compatible_with(value.dtype):
+        raise ValueError(f"Tensor conversion requested dtype {dtype.name} for IndexedSlices with dtype "
+                         f"{value.dtype.name}")
+    if value.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
+    return array_ops.unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+
+
+register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
 
 
 def _scatter_rows(grad, indices, params, ind_rank):

@@ -158,6 +158,20 @@ def _helper_scope(graph):
         graph._control_flow_context = saved
 
 
+# A TensorArray crosses a cond or a while loop as its flow (TF1's
+# _convert_tensorarray_to_flow): any value with `flow` and `_with_flow(flow)`.
+def _is_flow_carrier(v):
+    return hasattr(v, "_with_flow") and hasattr(v, "flow")
+
+
+def _to_flows(flat_values):
+    return [v.flow if _is_flow_carrier(v) else v for v in flat_values]
+
+
+def _from_flows(flat_templates, flat_values):
+    return [t._with_flow(v) if _is_flow_carrier(t) else v for t, v in zip(flat_templates, flat_values)]
+
+
 def _shape_less_than_or_equal(shape1, shape2):
     if shape2.ndims is None:
         return True
@@ -336,7 +350,7 @@ class CondContext(ControlFlowContext):
         if isinstance(v, Operation):
             from .control_ops import with_dependencies
             return with_dependencies([v], self._pivot)  # the pivot stands in for an op result
-        return self._process_output_tensor(convert_to_tensor(v))
+        return self._process_output_tensor(convert_to_tensor(v.flow if _is_flow_carrier(v) else v))
 
     def build_cond_branch(self, fn):
         original = fn()
@@ -523,17 +537,19 @@ class WhileContext(ControlFlowContext):
     # -- building -------------------------------------------------------------------------
     def build_loop(self, pred, body, loop_vars, shape_invariants, return_same_structure=False):
         original_loop_vars = loop_vars
-        flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+        flat_templates = nest.flatten(loop_vars)
+        flat = [convert_to_tensor(v) for v in _to_flows(flat_templates)]
         if shape_invariants is None:
             invariants = [t.shape for t in flat]
         else:
-            invariants = [as_shape(s) for s in nest.flatten(shape_invariants)]
+            invariants = [TensorShape([]) if _is_flow_carrier(v) else as_shape(s)
+                          for v, s in zip(flat_templates, nest.flatten(shape_invariants))]
         self.enter()
         try:
             original_body_result, exit_vars = self._build_loop(pred, body, original_loop_vars, flat, invariants)
         finally:
             self.exit()
-        packed = nest.pack_sequence_as(original_body_result, exit_vars)
+        packed = nest.pack_sequence_as(original_body_result, _from_flows(flat_templates, exit_vars))
         if return_same_structure:
             return packed
         return packed[0] if len(exit_vars) == 1 else packed
@@ -569,7 +585,8 @@ class WhileContext(ControlFlowContext):
 
         merge_vars = [merge([x, x])[0] for x in enter_vars]
         self._pivot_for_pred = merge_vars[0]
-        packed_vars = nest.pack_sequence_as(original_loop_vars, merge_vars)
+        flat_templates = nest.flatten(original_loop_vars)
+        packed_vars = nest.pack_sequence_as(original_loop_vars, _from_flows(flat_templates, merge_vars))
         c = convert_to_tensor(pred(*_as_args(packed_vars)))
         if c.dtype.base_dtype != dtypes.bool or c.shape.ndims not in (None, 0):
             raise ValueError(f"The loop condition must return a scalar bool tensor, got {c!r}")
@@ -578,7 +595,7 @@ class WhileContext(ControlFlowContext):
 
         vars_for_body = [array_ops.identity(x[1], name="Identity") for x in switch_vars]
         self._pivot_for_body = vars_for_body[0]
-        packed_vars_for_body = nest.pack_sequence_as(original_loop_vars, vars_for_body)
+        packed_vars_for_body = nest.pack_sequence_as(original_loop_vars, _from_flows(flat_templates, vars_for_body))
         body_result = body(*_as_args(packed_vars_for_body))
         if not nest.is_sequence(body_result):
             body_result = [body_result]
@@ -586,7 +603,7 @@ class WhileContext(ControlFlowContext):
             nest.assert_same_structure(list(_as_args(packed_vars_for_body)), list(body_result))
         except ValueError as e:
             raise ValueError(f"The while_loop body must return the same structure as loop_vars: {e}") from None
-        result = [convert_to_tensor(v) for v in nest.flatten(body_result)]
+        result = [convert_to_tensor(v) for v in _to_flows(nest.flatten(body_result))]
         if len(merge_vars) != len(result):
             raise ValueError(f"Number of inputs and outputs of body must match loop_vars: {len(merge_vars)}, "
                              f"{len(result)}")
@@ -809,7 +826,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if context_t.outer_context is None:
             g.add_to_collection(GraphKeys.COND_CONTEXT, context_t)
             g.add_to_collection(GraphKeys.COND_CONTEXT, context_f)
-        merges = nest.pack_sequence_as(orig_res_t, merges)
+        merges = nest.pack_sequence_as(orig_res_t, _from_flows(nest.flatten(orig_res_t), merges))
         if not strict:
             merges = _unpack_if_singleton(merges)
         return merges

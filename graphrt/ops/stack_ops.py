@@ -65,7 +65,13 @@ def _stack(ctx):
 
 @register_kernel("StackPush", ALL_DEVICES, inexpensive=True)
 def _stack_push(ctx):
+    xp = ctx.xp
+
     def push(state, elem):
+        if getattr(elem, "base", None) is not None:
+            # A view (on an accelerator: of device memory that is freed and
+            # reused once its tensor dies): the stack keeps its own copy.
+            elem = xp.array(elem, copy=True)
         with state.lock:
             state.items.append(elem)
         return elem

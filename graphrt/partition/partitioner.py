@@ -156,8 +156,11 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
                 # The Send reads the variable; it must read after everything the
                 # consumer waits for (its control inputs), not whenever the
                 # variable happens to be ready.
+                # (A control-loop edge is not one of those: it belongs to the _Recv.)
                 src_loc = loc_of(src_dev)
                 for c in n.control_inputs():
+                    if f"^{c}" in frame_controls:
+                        continue
                     send_inputs.append(f"^{c}" if loc_of(placement[c]) == src_loc else
                                        f"^{control_transfer(c, src_dev, n.name)}")
             send = NodeDef(new_name(src), "_Send", send_inputs, src_dev,

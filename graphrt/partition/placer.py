@@ -4,7 +4,7 @@ assignment of every node to a full device name (TF's placer.cc).
 1. Colocation groups (union-find): a node joins the groups named by its
    `_class` attr (`loc:@v`) or else the group of its own name; the two ends
    of a reference edge (an input that takes a variable itself, e.g. Assign)
-   are joined too.
+   or of a resource edge (a TensorArray handle) are joined too.
 2. Each group merges its members' requested device specs (a conflict is an
    error unless soft placement clears the conflicting fields) and keeps
    only device types every member has a kernel for.
@@ -25,7 +25,7 @@ Every node also gets a reason ("requested /device:CPU:1", "colocated with v",
 import sys
 
 from .. import errors
-from ..framework import registry
+from ..framework import dtypes, registry
 from ..framework.device_spec import DeviceSpec
 from . import control_flow
 
@@ -94,7 +94,7 @@ def place(graph_def, devices, allow_soft_placement=False, log_device_placement=F
         data_inputs = n.data_inputs()
         declared = op_def.input_dtypes(n.attrs) if _has_type_attrs(op_def, n.attrs) else []
         for pos, inp in enumerate(data_inputs):
-            if pos < len(declared) and declared[pos].is_ref_dtype:
+            if pos < len(declared) and (declared[pos].is_ref_dtype or declared[pos] == dtypes.resource):
                 src = inp.partition(":")[0]
                 if src in by_name:
                     dsu.union(("node", src), ("node", n.name))

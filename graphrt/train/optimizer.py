@@ -8,14 +8,21 @@ slot_creator makes them: `get_variable` in `variable_scope(None,
 default_name="<var>/<optimizer name>")`, so a second slot of the same
 optimizer is `<var>/<name>_1` and slots live in the variable store. A
 variable's constraint is applied right after its update, as TF does.
+
+An IndexedSlices gradient (an embedding lookup's) gets a sparse update that
+touches only the looked-up rows: a scatter for SGD, SparseApplyMomentum,
+SparseApplyAdagrad, TF1's sparse Adam (its slots decay densely); repeated
+indices are summed first. Other optimizers apply it densely.
 """
 import numpy as np
 
 from ..framework.graph import GraphKeys, Tensor, get_default_graph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_builder import apply_op, convert_to_tensor
 from ..gradients import gradients
 from ..framework.tensor_shape import as_shape
-from ..ops import array_ops, control_ops, math_ops, state_ops, training_ops
+from ..ops import array_ops, control_ops, math_ops, sparse_training_ops, state_ops, training_ops
+from ..ops.extra_ops import unique
 from ..ops import variable_scope as vs
 from ..ops import variables as variables_lib
 
@@ -75,7 +82,7 @@ class Optimizer:
         if not grads_and_vars:
             raise ValueError("No variables provided.")
         for g, v in grads_and_vars:
-            if g is not None and not isinstance(g, Tensor):
+            if g is not None and not isinstance(g, (Tensor, IndexedSlices)):
                 raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}")
             if not isinstance(v, variables_lib.Variable):
                 raise TypeError(f"Can not apply gradients to {v!r}: it is not a tf.Variable")
@@ -92,7 +99,10 @@ class Optimizer:
                 if grad is None:
                     continue
                 with g.name_scope(f"update_{var.op.name}"), g.colocate_with(var):
-                    update = self._apply_dense(grad, var)
+                    if isinstance(grad, IndexedSlices):
+                        update = self._apply_sparse_duplicate_indices(grad, var)
+                    else:
+                        update = self._apply_dense(grad, var)
                     if var.constraint is not None:  # as TF: project the variable after its update
                         with g.control_dependencies([update]):
                             update = var.assign(var.constraint(var.read_value())).op
@@ -117,6 +127,14 @@ class Optimizer:
 
     def _apply_dense(self, grad, var):
         raise NotImplementedError(f"{type(self).__name__} must implement _apply_dense")
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """A sparse update: repeated indices summed first (TF1), then `_apply_sparse`."""
+        return self._apply_sparse(deduplicate_indexed_slices(grad), var)
+
+    def _apply_sparse(self, grad, var):
+        """Without a sparse rule the slices are applied densely (all rows, zeros where no gradient)."""
+        return self._apply_dense(convert_to_tensor(grad), var)
 
     def _finish(self, update_ops, name_scope):
         return control_ops.group(*update_ops, name=name_scope)
@@ -210,6 +228,11 @@ class GradientDescentOptimizer(Optimizer):
         return apply_op("ApplyGradientDescent", [var._ref(), self._lr_for(var.dtype.base_dtype), grad],
                         name="ApplyGradientDescent", use_locking=self._use_locking)
 
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        # A scatter adds repeated rows up by itself.
+        values = grad.values * self._lr_for(var.dtype.base_dtype)
+        return sparse_training_ops.scatter_sub(var, grad.indices, values, use_locking=self._use_locking).op
+
 
 class MomentumOptimizer(Optimizer):
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
@@ -236,6 +259,12 @@ class MomentumOptimizer(Optimizer):
         accum = self.get_slot(var, "momentum")
         return apply_op("ApplyMomentum", [var._ref(), accum._ref(), lr, grad, momentum], name="ApplyMomentum",
                         use_locking=self._use_locking, use_nesterov=self._use_nesterov)
+
+    def _apply_sparse(self, grad, var):
+        lr, momentum = self._get(var.dtype.base_dtype)
+        return sparse_training_ops.sparse_apply_momentum(
+            var, self.get_slot(var, "momentum"), lr, grad.values, grad.indices, momentum,
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
 
 
 class AdamOptimizer(Optimizer):
@@ -272,6 +301,27 @@ class AdamOptimizer(Optimizer):
         return apply_op("ApplyAdam", [var._ref(), m._ref(), v._ref(), math_ops.cast(b1p, dtype),
                                       math_ops.cast(b2p, dtype), lr, beta1, beta2, eps, grad],
                         name="ApplyAdam", use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, var):
+        """TF1's sparse Adam: m and v decay everywhere, the rows with a gradient get it,
+        and every row of var moves by the (bias-corrected) m / (sqrt(v) + eps)."""
+        dtype = var.dtype.base_dtype
+        lr, beta1, beta2, eps = self._get(dtype)
+        b1p, b2p = (math_ops.cast(b, dtype) for b in self._get_beta_accumulators())
+        lr = lr * math_ops.sqrt(1 - b2p) / (1 - b1p)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_t = state_ops.assign(m, m * beta1, use_locking=self._use_locking)
+        g = get_default_graph()
+        with g.control_dependencies([m_t]):
+            m_t = sparse_training_ops.scatter_add(m, grad.indices, grad.values * (1 - beta1),
+                                                  use_locking=self._use_locking)
+        v_t = state_ops.assign(v, v * beta2, use_locking=self._use_locking)
+        with g.control_dependencies([v_t]):
+            v_t = sparse_training_ops.scatter_add(v, grad.indices, (grad.values * grad.values) * (1 - beta2),
+                                                  use_locking=self._use_locking)
+        var_update = state_ops.assign_sub(var, lr * m_t / (math_ops.sqrt(v_t) + eps),
+                                          use_locking=self._use_locking)
+        return control_ops.group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope):
         g = get_default_graph()
@@ -360,3 +410,16 @@ class AdagradOptimizer(Optimizer):
         acc = self.get_slot(var, "accumulator")
         return training_ops.apply_adagrad(var, acc, math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
                                           grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        acc = self.get_slot(var, "accumulator")
+        return sparse_training_ops.sparse_apply_adagrad(
+            var, acc, math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype), grad.values, grad.indices,
+            use_locking=self._use_locking).op
+
+
+def deduplicate_indexed_slices(grad):
+    """`grad` with each index once, its rows summed (TF's _deduplicate_indexed_slices)."""
+    unique_indices, new_index_positions = unique(grad.indices)
+    summed = array_ops.unsorted_segment_sum(grad.values, new_index_positions, array_ops.shape(unique_indices)[0])
+    return IndexedSlices(summed, unique_indices, grad.dense_shape)

@@ -42,7 +42,7 @@ def check_gradients(fn, *arrays, delta=1e-6, rtol=1e-5, atol=1e-6, wrt=None, see
         y = fn(*phs)
         w = tf.placeholder(tf.float64, y.shape, name="w")
         loss = tf.reduce_sum(y * w)
-        grads = tf.gradients(loss, [phs[i] for i in wrt])
+        grads = [tf.convert_to_tensor(gr) for gr in tf.gradients(loss, [phs[i] for i in wrt])]  # IndexedSlices too
     with tf.Session(graph=g) as sess:
         feed = dict(zip(phs, arrays))
         y_val = sess.run(y, feed)
@@ -83,7 +83,7 @@ def check_gradients_float32(fn, *arrays, delta=1e-6, rtol=2e-3, atol=1e-4, wrt=N
 
     g32, phs32, y32, w32, loss32 = build(tf.float32)
     with g32.as_default():
-        grads = tf.gradients(loss32, [phs32[i] for i in wrt])
+        grads = [tf.convert_to_tensor(gr) for gr in tf.gradients(loss32, [phs32[i] for i in wrt])]
     with tf.Session(graph=g32) as sess:
         feed = {p: a.astype(np.float32) for p, a in zip(phs32, arrays)}
         weights = np.random.RandomState(seed).uniform(0.5, 1.5, size=np.shape(sess.run(y32, feed)))
