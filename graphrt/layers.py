@@ -918,3 +918,6 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                name=name, _reuse=reuse, _scope=name)
     return layer.apply(inputs, training=training)
 
+
+
+from .depthwise.layers import SeparableConv2D, SeparableConvolution2D, separable_conv2d  # noqa: E402,F401
