@@ -10,6 +10,7 @@ import threading
 
 from .. import errors
 from ..framework.graph_def import GraphDef
+from ..framework.registry import register_kernel
 from .graph_executor import GraphExecutor
 from .step import Step
 
@@ -58,3 +59,16 @@ class FunctionInstance:
 def instantiate(fdef, device):
     """A callable instance of `fdef` on `device` (InvalidArgument if the body cannot run there)."""
     return FunctionInstance(fdef, device)
+
+
+@register_kernel("PartitionedCall", ("CPU",))
+@register_kernel("StatefulPartitionedCall", ("CPU",))
+def _call(ctx):
+    """A call op: its function, instantiated on the op's device when the kernel is built."""
+    instance = instantiate(ctx.attr("f"), ctx.device)
+    single = len(ctx.output_dtypes) == 1
+
+    def call(*args):
+        results = instance(list(args))
+        return results[0] if single else tuple(results)
+    return call

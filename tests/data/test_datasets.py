@@ -293,3 +293,28 @@ def test_iterator_colocates_with_its_dataset():
     devices = {n.op: n.device for pg in md.partition_graphs for n in pg.node}
     assert devices["IteratorGetNext"].endswith("CPU:1")
     assert devices["IteratorV2"].endswith("CPU:1")
+
+
+def test_dataset_on_a_remote_worker():
+    """The dataset's functions travel to the worker inside the partition GraphDef (JSON);
+    the iterator lives there and its batches cross to the other task."""
+    from graphrt.distributed.cluster import create_local_cluster
+    workers, _ = create_local_cluster(num_workers=2)
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device("/job:worker/task:1"):
+                k = tf.placeholder(tf.float32, [])
+                ds = tf.data.Dataset.from_tensor_slices(np.arange(6, dtype=np.float32)).map(lambda v: v * k)
+                it = ds.batch(4).make_initializable_iterator()
+                batch = it.get_next()
+            with tf.device("/job:worker/task:0"):
+                total = tf.reduce_sum(batch)
+        with tf.Session(workers[0].target, graph=g) as sess:
+            sess.run(it.initializer, {k: 2.0})
+            assert [sess.run(total), sess.run(total)] == [12.0, 18.0]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(total)
+    finally:
+        for w in workers:
+            w.stop()
