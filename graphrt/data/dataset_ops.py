@@ -265,6 +265,14 @@ class Dataset:
             fname = convert_to_tensor(filename, dtype=dtypes.string, name="filename")
         return self._unary("CacheDataset", [fname], name)
 
+    def apply(self, transformation_func):
+        """`transformation_func(self)`, which must return a Dataset."""
+        dataset = transformation_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object, got "
+                            f"{type(dataset).__name__}.")
+        return dataset
+
     # -- iterators --------------------------------------------------------------------------
     def make_one_shot_iterator(self):
         from .iterator_ops import make_one_shot_iterator

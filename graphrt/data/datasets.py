@@ -8,6 +8,8 @@ the sequence is the generator's end. Functions (map, filter, flat_map,
 generators) are FunctionInstances run inline on the iterating thread.
 """
 import gzip
+import queue
+import threading
 import zlib
 
 import numpy as np
@@ -351,15 +353,67 @@ class SkipDataset(DatasetBase):
 
 
 class PrefetchDataset(DatasetBase):
-    """The same elements as its input. (Elements are made when asked for, not ahead
-    in a background thread: the element sequence is what prefetch promises.)"""
+    """Its input's elements, made ahead by a background thread into a buffer of
+    `buffer_size` (AUTOTUNE: 2), so the input's work overlaps the consumer's.
+    The order is the input's; an error reaches the consumer in its place. The
+    thread stops when the iteration ends, or is abandoned (re-initialized
+    iterator, closed session): it waits on a full buffer at most POLL_S at a time."""
+
+    POLL_S = 0.1
 
     def __init__(self, node, input_dataset, buffer_size):
         super().__init__(node)
+        if buffer_size < -1:
+            raise self.error(errors.InvalidArgumentError, f"buffer_size must be >= -1, got {buffer_size}")
         self.input = input_dataset
+        self.buffer_size = 2 if buffer_size == -1 else int(buffer_size)
 
     def iterate(self):
-        return self.input.iterate()
+        if self.buffer_size == 0:
+            yield from self.input.iterate()
+            return
+        buffer = queue.Queue(self.buffer_size)
+        stop = threading.Event()
+        thread = threading.Thread(target=self._produce, args=(buffer, stop), daemon=True,
+                                  name=f"graphrt-prefetch-{self.node}")
+        thread.start()
+        try:
+            while True:
+                try:
+                    kind, value = buffer.get(timeout=self.POLL_S)
+                except queue.Empty:
+                    if not thread.is_alive() and buffer.empty():
+                        raise self.error(errors.InternalError, "the prefetch thread ended without an end "
+                                                               "of sequence") from None
+                    continue
+                if kind == "element":
+                    yield value
+                elif kind == "error":
+                    raise value
+                else:
+                    return
+        finally:
+            stop.set()
+
+    def _produce(self, buffer, stop):
+        def put(item):
+            while not stop.is_set():
+                try:
+                    buffer.put(item, timeout=self.POLL_S)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+        elements = self.input.iterate()
+        try:
+            for element in elements:
+                if not put(("element", element)):
+                    return
+            put(("end", None))
+        except Exception as e:  # noqa: BLE001 - handed to the consumer, raised there
+            put(("error", e))
+        finally:
+            elements.close()
 
 
 class CacheDataset(DatasetBase):

@@ -10,8 +10,10 @@ import numpy as np
 
 from .. import errors
 from ..framework.registry import register_kernel
+from ..runtime.device_kernels import keep_on_host
 from ..runtime.functions import instantiate
 from . import datasets
+from .ops import DATASET_OPS
 
 
 def _lazy_function(ctx, attr):
@@ -225,3 +227,7 @@ def _from_string_handle(ctx):
                 f"{[t.name for t in want]}", node=node)
         return resource
     return run
+
+
+keep_on_host(*DATASET_OPS, "IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
+             "IteratorToStringHandle", "IteratorFromStringHandleV2")

@@ -11,6 +11,7 @@ import threading
 from .. import errors
 from ..framework.graph_def import GraphDef
 from ..framework.registry import register_kernel
+from .device_kernels import keep_on_host
 from .graph_executor import GraphExecutor
 from .step import Step
 
@@ -72,3 +73,6 @@ def _call(ctx):
         results = instance(list(args))
         return results[0] if single else tuple(results)
     return call
+
+
+keep_on_host("PartitionedCall", "StatefulPartitionedCall")

@@ -318,3 +318,65 @@ def test_dataset_on_a_remote_worker():
     finally:
         for w in workers:
             w.stop()
+
+
+def test_datasets_stay_on_the_cpu_when_an_accelerator_exists():
+    """As in TF (dataset ops have CPU kernels only): unplaced pipelines run on the CPU and
+    their elements are copied to the simulated accelerator that consumes them."""
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_tensor_slices(np.arange(4.0)).map(lambda v: v * 2).batch(2)
+        y = ds.make_one_shot_iterator().get_next() + 1
+    md = tf.RunMetadata()
+    with tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 1, "SIM": 1})) as sess:
+        first = sess.run(y, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
+        second = sess.run(y)
+    assert first.tolist() == [1.0, 3.0] and second.tolist() == [5.0, 7.0]
+    devices = {n.op: n.device for pg in md.partition_graphs for n in pg.node}
+    assert devices["IteratorGetNext"].endswith("CPU:0") and devices["OneShotIterator"].endswith("CPU:0")
+    assert devices["AddV2"].endswith("SIM:0")
+
+
+def test_prefetch_makes_elements_ahead_in_order():
+    made = []
+
+    def note(v):
+        made.append(int(v))
+        return v
+
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(10).map(lambda i: tf.py_func(note, [i], tf.int64)).prefetch(3)
+        x = ds.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            assert sess.run(x) == 0
+            for _ in range(200):  # the producer fills the buffer (3) plus the one it holds
+                if len(made) >= 4:
+                    break
+                import time
+                time.sleep(0.01)
+            assert 4 <= len(made) <= 5
+            assert drain(sess, x) == list(range(1, 10))
+    assert made == list(range(10))
+
+
+def test_prefetch_passes_errors_on_and_stops_its_thread_when_abandoned():
+    import threading
+    g = tf.Graph()
+    with g.as_default():
+        bad = tf.data.Dataset.range(1, 4).map(lambda n: tf.range(n)).batch(2).prefetch(1)
+        x = bad.make_one_shot_iterator().get_next()
+        endless = tf.data.Dataset.range(5).repeat().prefetch(2).make_initializable_iterator()
+        y = endless.get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot batch tensors"):
+                sess.run(x)
+            for _ in range(3):
+                sess.run(endless.initializer)  # the previous iteration's thread is told to stop
+                assert sess.run(y) == 0
+    for _ in range(100):
+        if not [t for t in threading.enumerate() if t.name.startswith("graphrt-prefetch")]:
+            break
+        import time
+        time.sleep(0.05)
+    assert not [t for t in threading.enumerate() if t.name.startswith("graphrt-prefetch")]
