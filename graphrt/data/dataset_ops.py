@@ -284,11 +284,11 @@ class Dataset:
 
 
 def _batched(shape, size, drop):
+    """The static shape of a batch of `shape` elements: the batch dimension is
+    known only when the remainder is dropped and the batch size is constant."""
     from ..framework.constant_value import constant_value
-    batch = None
-    if constant_value(drop) is True or (constant_value(drop) is not None and bool(constant_value(drop))):
-        value = constant_value(size)
-        batch = int(value) if value is not None else None
+    drop_value, size_value = constant_value(drop), constant_value(size)
+    batch = int(size_value) if drop_value is not None and bool(drop_value) and size_value is not None else None
     return TensorShape([batch]).concatenate(shape)
 
 

@@ -380,3 +380,16 @@ def test_prefetch_passes_errors_on_and_stops_its_thread_when_abandoned():
         import time
         time.sleep(0.05)
     assert not [t for t in threading.enumerate() if t.name.startswith("graphrt-prefetch")]
+
+
+def test_experimental_fused_transformations_through_apply():
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.range(5).apply(tf.data.experimental.map_and_batch(lambda i: i * 10, 2,
+                                                                               drop_remainder=True))
+        sr = tf.data.Dataset.range(4).apply(tf.data.experimental.shuffle_and_repeat(4, count=2, seed=5))
+        with pytest.raises(TypeError, match="must return a `tf.data.Dataset`"):
+            ds.apply(lambda d: 3)
+    assert [v.tolist() for v in elements(ds)] == [[0, 10], [20, 30]]
+    got = [int(v) for v in elements(sr)]
+    assert sorted(got[:4]) == sorted(got[4:]) == [0, 1, 2, 3]

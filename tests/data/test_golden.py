@@ -6,6 +6,7 @@ golden/ is written by
     TF_USE_LEGACY_KERAS=1 /work/tfvenv/bin/python /work/shared/conformance/run.py --impl tf --write \
         --cases tests/data/cases --golden tests/data/golden
 """
+import importlib.util
 import os
 
 import numpy as np
@@ -13,8 +14,6 @@ import pytest
 
 import graphrt
 from tests.tf1_programs.test_tf1_programs import compare, flatten
-
-import importlib.util
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "cases")) if f.endswith(".py"))
