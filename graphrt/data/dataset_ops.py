@@ -2,6 +2,8 @@
 the new dataset to the graph and returns a Dataset holding that op's
 variant tensor and the structure of its elements (`output_types`,
 `output_shapes`, `output_classes`)."""
+import os
+
 import numpy as np
 
 from ..framework import dtypes
@@ -183,6 +185,21 @@ class Dataset:
     def flat_map(self, map_func, name=None):
         fn = self._function(map_func, "Dataset.flat_map()", want_dataset=True)
         return self._unary("FlatMapDataset", fn.captured, name, fn.output_specs, f=fn.fdef,
+                           Targuments=fn.captured_types)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """Elements of the datasets `map_func` makes from this one's elements, taken
+        `block_length` at a time from `cycle_length` of them in turn (deterministic;
+        `num_parallel_calls` is accepted). cycle_length defaults to the CPU count, as TF's."""
+        fn = self._function(map_func, "Dataset.interleave()", want_dataset=True)
+        g = self._graph
+        with g.as_default(), g.name_scope(name or "InterleaveDataset"):
+            if cycle_length is None or cycle_length == AUTOTUNE:
+                cycle_length = os.cpu_count() or 1
+            cycle = _int64(cycle_length, "cycle_length")
+            block = _int64(1 if block_length is None else block_length, "block_length")
+        return self._unary("InterleaveDataset", fn.captured + [cycle, block], name, fn.output_specs, f=fn.fdef,
                            Targuments=fn.captured_types)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):

@@ -200,6 +200,55 @@ class FlatMapDataset(DatasetBase):
             yield from dataset.iterate()
 
 
+class InterleaveDataset(DatasetBase):
+    """TF's interleave: up to `cycle_length` datasets made by `fn` from input
+    elements are open at once; `block_length` elements are taken from each in
+    turn; an exhausted one is replaced by the next input element's dataset
+    when the cycle comes back to its slot."""
+
+    def __init__(self, node, input_dataset, fn, captured, cycle_length, block_length):
+        super().__init__(node)
+        if cycle_length <= 0 or block_length <= 0:
+            raise self.error(errors.InvalidArgumentError,
+                             f"cycle_length ({cycle_length}) and block_length ({block_length}) must be positive")
+        self.input, self.fn, self.captured = input_dataset, fn, list(captured)
+        self.cycle_length, self.block_length = int(cycle_length), int(block_length)
+
+    def _open(self, element):
+        dataset = self.fn(element + self.captured)[0]
+        if not isinstance(dataset, DatasetBase):
+            raise self.error(errors.InvalidArgumentError, "`interleave` function must return a dataset.")
+        return dataset.iterate()
+
+    def iterate(self):
+        inputs = self.input.iterate()
+        slots = [None] * self.cycle_length
+        index = block = num_open = 0
+        end_of_input = False
+        while not end_of_input or num_open:
+            current = slots[index]
+            if current is not None:
+                try:
+                    element = next(current)
+                except StopIteration:
+                    slots[index] = None
+                    num_open -= 1
+                    index, block = (index + 1) % self.cycle_length, 0
+                    continue
+                block += 1
+                if block == self.block_length:
+                    index, block = (index + 1) % self.cycle_length, 0
+                yield element
+            elif not end_of_input:
+                try:
+                    slots[index] = self._open(next(inputs))
+                    num_open += 1
+                except StopIteration:
+                    end_of_input = True
+            else:
+                index, block = (index + 1) % self.cycle_length, 0
+
+
 def _take_batch(it, batch_size):
     batch = []
     for element in it:

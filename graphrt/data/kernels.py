@@ -84,6 +84,17 @@ _function_dataset("FilterDataset", datasets.FilterDataset, "predicate")
 _function_dataset("FlatMapDataset", datasets.FlatMapDataset, "f")
 
 
+@register_kernel("InterleaveDataset", ("CPU",), inexpensive=True)
+def _interleave(ctx):
+    fn = _lazy_function(ctx, "f")
+    n_args = len(ctx.attr("Targuments"))
+
+    def make(ds, *rest):
+        captured, (cycle_length, block_length) = rest[:n_args], rest[n_args:]
+        return datasets.InterleaveDataset(ctx.name, ds, fn, captured, int(cycle_length), int(block_length))
+    return make
+
+
 @register_kernel("GeneratorDataset", ("CPU",), inexpensive=True)
 def _generator(ctx):
     fns = [_lazy_function(ctx, a) for a in ("init_func", "next_func", "finalize_func")]

@@ -60,6 +60,8 @@ _dataset_op("FilterDataset", ["input_dataset: variant", "other_arguments: Targum
             _struct(predicate=REQUIRED, **_FUNC_ATTRS))
 _dataset_op("FlatMapDataset", ["input_dataset: variant", "other_arguments: Targuments"],
             _struct(f=REQUIRED, **_FUNC_ATTRS))
+_dataset_op("InterleaveDataset", ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
+                                  "block_length: int64"], _struct(f=REQUIRED, **_FUNC_ATTRS))
 _dataset_op("BatchDatasetV2", ["input_dataset: variant", "batch_size: int64", "drop_remainder: bool"],
             _struct(parallel_copy=False))
 _dataset_op("PaddedBatchDatasetV2", ["input_dataset: variant", "batch_size: int64", "padded_shapes: N * int64",

@@ -393,3 +393,12 @@ def test_experimental_fused_transformations_through_apply():
     assert [v.tolist() for v in elements(ds)] == [[0, 10], [20, 30]]
     got = [int(v) for v in elements(sr)]
     assert sorted(got[:4]) == sorted(got[4:]) == [0, 1, 2, 3]
+
+
+def test_functions_capture_from_every_enclosing_graph_whatever_the_operand_order():
+    g = tf.Graph()
+    with g.as_default():
+        k = tf.constant(100, tf.int64, name="k")
+        ds = tf.data.Dataset.range(1, 3).flat_map(
+            lambda n: tf.data.Dataset.range(n).map(lambda i: k * n + 10 * i))  # outer, middle, inner
+    assert [int(v) for v in elements(ds)] == [100, 200, 210]
