@@ -8,6 +8,7 @@ the sequence is the generator's end. Functions (map, filter, flat_map,
 generators) are FunctionInstances run inline on the iterating thread.
 """
 import gzip
+import os
 import queue
 import threading
 import zlib
@@ -466,20 +467,23 @@ class PrefetchDataset(DatasetBase):
 
 
 class CacheDataset(DatasetBase):
-    """In memory: the first iteration that runs to the end records the elements;
-    later iterations replay them without running the input again."""
+    """The first iteration that runs to the end records the elements; later
+    iterations replay them without running the input again. In memory, or,
+    with a filename, in `<filename>.graphrt-cache.npz` (numpy arrays, no
+    pickles), which later runs (other sessions, other programs) read instead."""
+
+    SUFFIX = ".graphrt-cache.npz"
 
     def __init__(self, node, input_dataset, filename):
         super().__init__(node)
         filename = filename.decode() if isinstance(filename, bytes) else str(filename)
-        if filename:
-            raise self.error(errors.UnimplementedError,
-                             f"cache(filename={filename!r}): graphrt caches datasets in memory only; "
-                             f"use cache() without a filename")
         self.input = input_dataset
+        self.path = filename + self.SUFFIX if filename else None
         self.cached = None
 
     def iterate(self):
+        if self.cached is None and self.path is not None and os.path.exists(self.path):
+            self.cached = self._load()
         if self.cached is not None:
             yield from self.cached
             return
@@ -487,7 +491,48 @@ class CacheDataset(DatasetBase):
         for element in self.input.iterate():
             recorded.append(element)
             yield element
+        if self.path is not None:
+            self._save(recorded)
         self.cached = recorded
+
+    def _save(self, elements):
+        arrays = {}
+        for i, element in enumerate(elements):
+            for k, value in enumerate(element):
+                value = np.asarray(value)
+                if value.dtype == object:  # strings: their bytes end to end, and their lengths
+                    items = [bytes(v) for v in value.ravel()]
+                    arrays[f"e{i}_c{k}_s"] = np.frombuffer(b"".join(items), dtype=np.uint8)
+                    arrays[f"e{i}_c{k}_n"] = np.array([len(v) for v in items], np.int64).reshape(value.shape)
+                else:
+                    arrays[f"e{i}_c{k}"] = value
+        tmp = f"{self.path}.tmp-{os.getpid()}-{threading.get_ident()}.npz"
+        try:
+            np.savez(tmp, count=np.array(len(elements)), **arrays)
+            os.replace(tmp, self.path)
+        except OSError as e:
+            raise self.error(errors.UnknownError, f"Could not write the cache {self.path}: {e}") from None
+
+    def _load(self):
+        try:
+            with np.load(self.path, allow_pickle=False) as z:
+                keys = {}
+                for key in z.files:
+                    if key == "count" or key.endswith("_s"):
+                        continue
+                    i, k = key.split("_")[:2]
+                    value = z[key]
+                    if key.endswith("_n"):
+                        data, ends = z[key[:-1] + "s"].tobytes(), np.cumsum(value.ravel())
+                        items = [data[e - n:e] for e, n in zip(ends, value.ravel())]
+                        value = np.empty(value.shape, dtype=object)
+                        value.ravel()[:] = items if items else []
+                    keys[(int(i[1:]), int(k[1:]))] = value
+                count = int(z["count"])
+        except (OSError, ValueError, KeyError) as e:
+            raise self.error(errors.DataLossError, f"Could not read the cache {self.path}: {e}") from None
+        width = 1 + max((k for _, k in keys), default=-1)
+        return [[keys[(i, k)] for k in range(width)] for i in range(count)]
 
 
 def _dims(shape):

@@ -216,12 +216,25 @@ def test_cache_runs_its_input_once():
     assert seen == [0, 1, 2]
 
 
-def test_cache_to_a_file_is_said_to_be_unsupported(tmp_path):
-    g = tf.Graph()
-    with g.as_default():
-        ds = tf.data.Dataset.range(3).cache(str(tmp_path / "c"))
-        with pytest.raises(tf.errors.UnimplementedError, match="in memory only"):
-            elements(ds)
+def test_cache_to_a_file_is_read_by_later_sessions(tmp_path):
+    seen = []
+
+    def note(v):
+        seen.append(int(v))
+        return v
+
+    prefix = str(tmp_path / "words")
+    for _ in range(2):  # a second program building the same pipeline reads the file
+        g = tf.Graph()
+        with g.as_default():
+            ds = tf.data.Dataset.range(3).map(lambda i: tf.py_func(note, [i], tf.int64))
+            words = np.array([b"a", b"b\x00", b""], dtype=object)  # (a trailing NUL survives)
+            ds = tf.data.Dataset.zip((ds, tf.data.Dataset.from_tensor_slices(words)))
+            ds = ds.cache(prefix).repeat(2)
+        got = [(int(a), b) for a, b in elements(ds)]
+        assert got == [(0, b"a"), (1, b"b\x00"), (2, b"")] * 2
+    assert seen == [0, 1, 2]
+    assert (tmp_path / "words.graphrt-cache.npz").exists()
 
 
 def test_iterators_are_per_session_device_state():
