@@ -920,4 +920,5 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
 
 
 
-from .depthwise.layers import SeparableConv2D, SeparableConvolution2D, separable_conv2d  # noqa: E402,F401
+from .depthwise.layers import (SeparableConv1D, SeparableConv2D, SeparableConvolution1D,  # noqa: E402,F401
+                               SeparableConvolution2D, separable_conv1d, separable_conv2d)

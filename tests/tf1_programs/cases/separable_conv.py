@@ -1,5 +1,6 @@
 """tf.nn.depthwise_conv2d, tf.nn.separable_conv2d and tf.layers.separable_conv2d (same and
-valid padding, strides 1 and 2, depth multipliers 1 and 2) with gradients; tf.nn.conv1d."""
+valid padding, strides 1 and 2, depth multipliers 1 and 2) with gradients; tf.nn.conv1d and
+tf.layers.separable_conv1d."""
 
 
 def run(tf, np):
@@ -25,7 +26,12 @@ def run(tf, np):
             pointwise_initializer=tf.constant_initializer(rng.uniform(-0.5, 0.5, (1, 1, 3, 2)).astype(np.float32)))
         seq = tf.reshape(x, [-1, 10, 9])
         y6 = tf.nn.conv1d(seq, tf.constant(rng.randn(3, 9, 4).astype(np.float32)), stride=2, padding="SAME")
-        ys = (y1, y2, y3, y4, y5, y6)
+        y7 = tf.layers.separable_conv1d(
+            seq, 3, 3, strides=2, padding="same", depth_multiplier=2,
+            depthwise_initializer=tf.constant_initializer(rng.uniform(-0.5, 0.5, (3, 9, 2)).astype(np.float32)),
+            pointwise_initializer=tf.constant_initializer(rng.uniform(-0.5, 0.5, (1, 18, 3)).astype(np.float32)),
+            bias_initializer=tf.constant_initializer(-0.1))
+        ys = (y1, y2, y3, y4, y5, y6, y7)
         loss = sum(tf.reduce_sum(y * y) for y in ys)
         grads = tf.gradients(loss, [x, dw, pw] + tf.trainable_variables())
         with tf.Session() as sess:
