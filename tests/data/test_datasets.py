@@ -415,3 +415,24 @@ def test_functions_capture_from_every_enclosing_graph_whatever_the_operand_order
         ds = tf.data.Dataset.range(1, 3).flat_map(
             lambda n: tf.data.Dataset.range(n).map(lambda i: k * n + 10 * i))  # outer, middle, inner
     assert [int(v) for v in elements(ds)] == [100, 200, 210]
+
+
+def test_concurrent_get_next_hands_out_each_element_once():
+    import threading
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.data.Dataset.range(300).map(lambda i: i * 3).prefetch(4).make_one_shot_iterator().get_next()
+    got, errors = [], []
+    with tf.Session(graph=g) as sess:
+        def pull():
+            try:
+                got.extend(drain(sess, x))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=pull) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+    assert not errors and not any(t.is_alive() for t in threads)
+    assert sorted(got) == [3 * i for i in range(300)]
