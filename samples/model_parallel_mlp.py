@@ -8,7 +8,7 @@ backward through _Send/_Recv pairs. Prints progress, then writes:
     out/partitions.txt   the per-device partitions and their transfers
     out/partitions.dot   the same as Graphviz DOT (dot -Tsvg out/partitions.dot)
     out/trace.json       one traced step as a Chrome trace (open in ui.perfetto.dev)
-    out/graph.json       the GraphDef (try: graphrt inspect out/graph.json --devices CPU:3)
+    out/graph.pbtxt      the GraphDef, TF text format (try: graphrt inspect out/graph.pbtxt --devices CPU:3)
 
     python samples/model_parallel_mlp.py [--devices 3] [--epochs 15] [--out out]
 """
@@ -82,14 +82,14 @@ def main(argv=None):
                                                        output_partition_graphs=True), run_metadata=traced)
         view = tf.partition.inspect(session=sess, fetches=m["step"], feeds=feed, run_metadata=traced)
         paths = {name: os.path.join(args.out, name) for name in
-                 ("partitions.txt", "partitions.dot", "trace.json", "graph.json")}
+                 ("partitions.txt", "partitions.dot", "trace.json", "graph.pbtxt")}
         with open(paths["partitions.txt"], "w") as f:
             f.write(view.text())
         with open(paths["partitions.dot"], "w") as f:
             f.write(view.dot())
         with open(paths["trace.json"], "w") as f:
             f.write(Timeline(traced.step_stats).generate_chrome_trace_format())
-        tf.train.write_graph(g, args.out, "graph.json")
+        tf.train.write_graph(g, args.out, "graph.pbtxt")
         sends = [sum(n.op == "_Send" for n in pg.node) for pg in traced.partition_graphs]
         print(f"{len(traced.partition_graphs)} partitions, {sum(sends)} _Send/_Recv pairs per step")
         for name, path in paths.items():

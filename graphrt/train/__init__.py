@@ -9,14 +9,20 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
-    """Writes the graph as GraphDef JSON to logdir/name; returns the path."""
+    """Writes TensorFlow's GraphDef to logdir/name, in protobuf text format (`as_text`,
+    the `.pbtxt` TF writes) or binary (`.pb`); returns the path. Written atomically."""
     import os
+    from ..framework import graph_proto
     graph_def = graph_or_graph_def.as_graph_def() if hasattr(graph_or_graph_def, "as_graph_def") else \
         graph_or_graph_def
+    proto = graph_def if isinstance(graph_def, graph_proto.GraphDefProto) else \
+        graph_proto.to_proto(graph_proto.as_graph_def(graph_def))
+    data = graph_proto.to_text(proto).encode() if as_text else proto.SerializeToString(deterministic=True)
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
-    with open(path, "w") as f:
-        f.write(graph_def.to_json(indent=1 if as_text else None))
+    with open(path + ".tmp", "wb") as f:
+        f.write(data)
+    os.replace(path + ".tmp", path)
     return path
 
 
