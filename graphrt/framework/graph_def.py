@@ -388,6 +388,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
             except errors.NotFoundError as e:
                 raise ValueError(f"Node '{node.name}': {e}") from None
             created[node.name] = op
+    _mark_names_used(g, [op.name for op in created.values()])
     missing = [k for k in input_map if not _names_output(created, k)]
     if missing:
         raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
@@ -405,6 +406,16 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
         else:
             raise ValueError(f"Requested return_element {el!r} not found in graph_def.")
     return out
+
+
+def _mark_names_used(g, names):
+    """Imported names and their scopes are taken, so a later `name_scope("save")` after
+    importing `save/...` opens `save_1` (as in TF) instead of colliding."""
+    for name in names:
+        parts = name.split("/")
+        for i in range(1, len(parts) + 1):
+            key = "/".join(parts[:i]).lower()
+            g._names_in_use[key] = max(g._names_in_use.get(key, 0), 1)
 
 
 def _check_ops_registered(graph_def):

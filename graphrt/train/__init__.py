@@ -3,7 +3,13 @@ from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimize
                         Optimizer, RMSPropOptimizer)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
-from .saver import Saver, checkpoint_exists, latest_checkpoint  # noqa: F401
+from .saver import Saver  # noqa: F401
+from .checkpoint_state import (checkpoint_exists, get_checkpoint_state, latest_checkpoint,  # noqa: F401
+                               update_checkpoint_state)
+from .checkpoint_reader import (NewCheckpointReader, list_variables, load_checkpoint,  # noqa: F401
+                                load_variable)
+from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
+from tensorboard.compat.proto.saver_pb2 import SaverDef  # noqa: F401, E402
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,  # noqa: F401
                             global_step)
 

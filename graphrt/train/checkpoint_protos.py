@@ -1,8 +1,9 @@
 """The protos of TensorFlow's checkpoint index (tensor_bundle.proto), with TF's
 field numbers. tensorboard ships TF's other protos but not these two, so they
 are declared here as a descriptor and built by protobuf itself (no hand-made
-encoding): BundleHeaderProto (the entry under the empty key) and
-BundleEntryProto (one per tensor: dtype, shape, shard, offset, size, crc32c).
+encoding): BundleHeaderProto (the entry under the empty key),
+BundleEntryProto (one per tensor: dtype, shape, shard, offset, size, crc32c)
+and CheckpointState (the text `checkpoint` file listing recent checkpoints).
 """
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from tensorboard.compat.proto import tensor_shape_pb2, types_pb2, versions_pb2
@@ -47,17 +48,24 @@ def _build():
     field(entry, "crc32c", 6, _F.TYPE_FIXED32)
     field(entry, "slices", 7, _F.TYPE_MESSAGE, ".tensorflow.TensorSliceProto", repeated=True)
 
+    state = fd.message_type.add(name="CheckpointState")  # checkpoint_state.proto (the `checkpoint` file)
+    field(state, "model_checkpoint_path", 1, _F.TYPE_STRING)
+    field(state, "all_model_checkpoint_paths", 2, _F.TYPE_STRING, repeated=True)
+    field(state, "all_model_checkpoint_timestamps", 3, _F.TYPE_DOUBLE, repeated=True)
+    field(state, "last_preserved_timestamp", 4, _F.TYPE_DOUBLE)
+
     pool = descriptor_pool.Default()
     try:
         file_desc = pool.FindFileByName(fd.name)
     except KeyError:
-        file_desc = pool.Add(fd) if hasattr(pool, "Add") else None
+        pool.Add(fd)
         file_desc = pool.FindFileByName(fd.name)
     return {name: message_factory.GetMessageClass(file_desc.message_types_by_name[name])
-            for name in ("TensorSliceProto", "BundleHeaderProto", "BundleEntryProto")}
+            for name in ("TensorSliceProto", "BundleHeaderProto", "BundleEntryProto", "CheckpointState")}
 
 
 _CLASSES = _build()
 TensorSliceProto = _CLASSES["TensorSliceProto"]
 BundleHeaderProto = _CLASSES["BundleHeaderProto"]
 BundleEntryProto = _CLASSES["BundleEntryProto"]
+CheckpointState = _CLASSES["CheckpointState"]
