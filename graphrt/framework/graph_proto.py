@@ -50,7 +50,8 @@ def _scalar(value):
     if isinstance(value, (bool, np.bool_)):
         return "b", bool(value)
     if isinstance(value, (int, np.integer)):
-        return "i", int(value)
+        # AttrValue.i is int64; a uint64 (a device incarnation) keeps its bits, as TF stores it
+        return "i", int(value) - (1 << 64) if int(value) >= (1 << 63) else int(value)
     if isinstance(value, (float, np.floating)):
         return "f", float(value)
     if isinstance(value, str):
