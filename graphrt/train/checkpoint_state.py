@@ -13,9 +13,9 @@ STATE_FILE = "checkpoint"
 
 
 def _relative(path, directory):
-    if not os.path.isabs(path):
-        return path
-    rel = os.path.relpath(path, directory)
+    # a relative prefix is relative to the working directory, like the files the Saver wrote
+    path = os.path.abspath(path)
+    rel = os.path.relpath(path, os.path.abspath(directory))
     return path if rel.startswith("..") else rel
 
 

@@ -77,7 +77,9 @@ class Saver:
             prefix = save_path
         directory = os.path.dirname(os.path.abspath(prefix))
         if not os.path.isdir(directory):
-            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            if not os.path.isdir(os.path.dirname(directory)):  # TF's bundle writer makes one level only
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            os.makedirs(directory, exist_ok=True)
         values = sess.run(self._vars) if self._vars else {}
         checkpoint_bundle.write_bundle(prefix, {k: np.asarray(v) for k, v in values.items()})
         if write_meta_graph:

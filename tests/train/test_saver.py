@@ -148,7 +148,8 @@ def test_saver_errors(graph, tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         with pytest.raises(ValueError, match="doesn't exist, can't save"):
-            saver.save(sess, str(tmp_path / "missing_dir" / "m"))
+            saver.save(sess, str(tmp_path / "missing" / "dir" / "m"))
+        assert saver.save(sess, str(tmp_path / "new_dir" / "m")).endswith("m")  # one level is created, as TF
         with pytest.raises(ValueError, match="not a valid checkpoint"):
             saver.restore(sess, str(tmp_path / "nothing_here"))
         with pytest.raises(ValueError, match="Can't load save_path when it is None"):
