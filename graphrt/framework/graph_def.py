@@ -358,17 +358,26 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     with g.name_scope(scope_name or None) as scope:
         prefix = scope
         created = {}
+        back_edges = []  # (Merge op, input index, NextIteration name, output index): a loop's back edge
         for node in order:
-            inputs = []
-            for inp in node.data_inputs():
+            inputs, pending = [], []
+            for i, inp in enumerate(node.data_inputs()):
                 src, _, idx = inp.partition(":")
                 key = f"{src}:{idx or 0}"
                 if key in input_map:
                     inputs.append(input_map[key])
                 elif src in created:
                     inputs.append(created[src].outputs[int(idx or 0)])
+                elif _is_back_edge(node, by_name.get(src)):
+                    inputs.append(None)
+                    pending.append((i, src, int(idx or 0)))
                 else:
                     raise ValueError(f"Node '{node.name}': input '{inp}' is not in the GraphDef")
+            if pending:  # wired to a forward input of the same type until the NextIteration exists
+                forward = next((t for t in inputs if t is not None), None)
+                if forward is None:
+                    raise ValueError(f"Node '{node.name}': a Merge needs one input from outside its loop")
+                inputs = [forward if t is None else t for t in inputs]
             controls = []
             for c in node.control_inputs():
                 if f"^{c}" in input_map:
@@ -388,6 +397,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
             except errors.NotFoundError as e:
                 raise ValueError(f"Node '{node.name}': {e}") from None
             created[node.name] = op
+            back_edges.extend((op, i, src, idx) for i, src, idx in pending)
+        for op, i, src, idx in back_edges:
+            op._update_input(i, created[src].outputs[idx])
     _mark_names_used(g, [op.name for op in created.values()])
     missing = [k for k in input_map if not _names_output(created, k)]
     if missing:
@@ -459,6 +471,12 @@ class _null:
         return False
 
 
+def _is_back_edge(node, src):
+    """A while loop's NextIteration -> Merge edge: the one cycle a valid GraphDef has."""
+    return src is not None and node.op in ("Merge", "RefMerge") and src.op in ("NextIteration",
+                                                                                "RefNextIteration")
+
+
 def _topological_order(nodes, by_name):
     """Nodes with their inputs first; among ready nodes, the earliest in the GraphDef
     (as TF's importer), so a GraphDef already in topological order keeps its order."""
@@ -470,7 +488,7 @@ def _topological_order(nodes, by_name):
         srcs = set()
         for inp in n.input:
             src = inp[1:] if inp.startswith("^") else inp.partition(":")[0]
-            if src in by_name:
+            if src in by_name and not _is_back_edge(n, by_name[src]):
                 srcs.add(src)
         deps[n.name] = len(srcs)
         for s in srcs:

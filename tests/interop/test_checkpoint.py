@@ -57,7 +57,7 @@ def test_graphrt_writes_tensorflows_bytes_for_tensorflows_tensors(tmp_path):
 
 
 def test_graphrt_checkpoint_has_tensorflows_layout_and_bytes(tmp_path):
-    from tests.interop.fixtures.make_graphrt_checkpoint import write
+    from tests.interop.fixtures.make_graphrt_fixtures import write
     prefix = write(str(tmp_path))
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model-42" + DATA, "model-42.index"]
     state = (tmp_path / "checkpoint").read_text()

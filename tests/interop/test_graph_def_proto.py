@@ -154,3 +154,19 @@ def test_cli_inspect_reads_pb_and_pbtxt(tmp_path):
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, result.stderr
         assert "== transfers (1)" in result.stdout
+
+
+def test_tensorflow_ran_a_graph_def_graphrt_wrote_and_got_graphrts_outputs():
+    # graphrt_frozen.pb: a frozen CNN with batch norm and a while loop that graphrt wrote
+    # (make_graphrt_fixtures.py); TensorFlow imported and ran it (make_fixtures.py).
+    path = os.path.join(FIXTURES, "graphrt_frozen.pb")
+    proto = graph_pb2.GraphDef.FromString(open(path, "rb").read())
+    assert {"Conv2D", "MaxPool", "Enter", "NextIteration", "Softmax"} <= {n.op for n in proto.node}
+    x = np.load(os.path.join(FIXTURES, "graphrt_frozen_io.npz"))["x"]
+    tf_out = np.load(os.path.join(FIXTURES, "graphrt_frozen_tf_out.npz"))
+    with tf.Graph().as_default():
+        probs, out = tf.import_graph_def(proto, return_elements=["probs:0", "out:0"], name="")
+        with tf.Session() as sess:
+            got_probs, got_out = sess.run([probs, out], {"x:0": x})
+    np.testing.assert_allclose(got_probs, tf_out["probs"], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got_out, tf_out["out"], rtol=1e-5, atol=1e-7)
