@@ -48,13 +48,22 @@ def _string_bytes(arr):
     return lengths + length_check + body, crc32c.crc32c(packed + length_check + body)
 
 
-def write_bundle(prefix, tensors):
-    """Writes `tensors` ({name: ndarray}) as a V2 checkpoint at `prefix`. Both files are
-    written to temporaries and renamed, data first, so a crash leaves no half index."""
+def write_bundle(prefix, tensors, shard_of=None, num_shards=1):
+    """Writes `tensors` ({name: ndarray}) as a V2 checkpoint at `prefix`; returns the data bytes.
+
+    `shard_of` ({name: shard index}) splits the data over `num_shards` files
+    `<prefix>.data-0000k-of-0000N` (TF's sharded save: one shard per device),
+    each holding its tensors in key order. Every file is written to a
+    temporary and renamed, the data first, so a crash leaves no half index.
+    """
     directory = os.path.dirname(os.path.abspath(prefix))
-    entries, chunks, offset = [], [], 0
+    shard_of = shard_of or {}
+    entries, chunks, offsets = [], [[] for _ in range(num_shards)], [0] * num_shards
     for name in sorted(tensors):
         value = tensors[name]
+        shard = shard_of.get(name, 0)
+        if not 0 <= shard < num_shards:
+            raise ValueError(f"tensor {name} is assigned to shard {shard} of {num_shards}")
         arr = np.asarray(value, dtype=object) if isinstance(value, (bytes, str)) else np.asarray(value)
         if arr.dtype.kind in "USO":
             dtype = dtypes_lib.string
@@ -64,16 +73,17 @@ def write_bundle(prefix, tensors):
             raw = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
             crc = crc32c.crc32c(raw)
         entry = BundleEntryProto(dtype=tensor_util.dtype_to_enum(dtype), shape=tensor_util.shape_to_proto(arr.shape),
-                                 shard_id=0, offset=offset, size=len(raw), crc32c=crc32c.mask(crc))
+                                 shard_id=shard, offset=offsets[shard], size=len(raw), crc32c=crc32c.mask(crc))
         entries.append((name.encode(), entry.SerializeToString()))
-        chunks.append(raw)
-        offset += len(raw)
-    header = BundleHeaderProto(num_shards=1, endianness=0)
+        chunks[shard].append(raw)
+        offsets[shard] += len(raw)
+    header = BundleHeaderProto(num_shards=num_shards, endianness=0)
     header.version.producer = _VERSION
     index = sstable.write_table([(b"", header.SerializeToString())] + entries)
-    _atomic_write(directory, data_path(prefix), chunks)
+    for shard in range(num_shards):
+        _atomic_write(directory, data_path(prefix, shard, num_shards), chunks[shard])
     _atomic_write(directory, index_path(prefix), [index])
-    return offset
+    return sum(offsets)
 
 
 def _atomic_write(directory, path, chunks):

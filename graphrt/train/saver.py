@@ -46,6 +46,7 @@ class Saver:
         self._last = []
         self._pad = pad_step_number
         self._save_relative_paths = save_relative_paths
+        self._sharded = sharded
         self._name = name
         g = get_default_graph()
         self._graph = g
@@ -81,7 +82,8 @@ class Saver:
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
             os.makedirs(directory, exist_ok=True)
         values = sess.run(self._vars) if self._vars else {}
-        checkpoint_bundle.write_bundle(prefix, {k: np.asarray(v) for k, v in values.items()})
+        shard_of, num_shards = self._shards()
+        checkpoint_bundle.write_bundle(prefix, {k: np.asarray(v) for k, v in values.items()}, shard_of, num_shards)
         if write_meta_graph:
             from .meta_graph import export_meta_graph
             export_meta_graph(f"{prefix}.{meta_graph_suffix}", graph=self._graph, saver_def=self.saver_def,
@@ -96,12 +98,20 @@ class Saver:
                                                      latest_filename=latest_filename)
         return prefix
 
+    def _shards(self):
+        """TF's sharded save: one data file per device holding variables, devices in sorted order."""
+        if not self._sharded:
+            return None, 1
+        devices = sorted({_canonical_device(v.device) for v in self._vars.values()})
+        shard = {d: i for i, d in enumerate(devices)}
+        return {k: shard[_canonical_device(v.device)] for k, v in self._vars.items()}, max(1, len(devices))
+
     @property
     def saver_def(self):
         """A SaverDef (TF's saver.proto) naming this Saver's restore op; version V2."""
         from tensorboard.compat.proto import saver_pb2
         return saver_pb2.SaverDef(restore_op_name=self._restore_op.name if self._restore_op is not None else "",
-                                  max_to_keep=self._max_to_keep or 0, sharded=False,
+                                  max_to_keep=self._max_to_keep or 0, sharded=self._sharded,
                                   version=saver_pb2.SaverDef.V2)
 
     def as_saver_def(self):
@@ -133,6 +143,13 @@ class Saver:
                     f"{list(value.shape)} but the variable has shape {ph.shape.as_list()}")
             feed[ph] = value
         sess.run(self._restore_op, feed)
+
+
+def _canonical_device(device):
+    if not device:
+        return ""
+    from ..framework.device_spec import DeviceSpec
+    return DeviceSpec.from_string(device).to_string()
 
 
 def _delete_checkpoint_files(prefix, meta_graph_suffix="meta"):

@@ -151,3 +151,32 @@ def test_missing_checkpoint_is_not_found(tmp_path):
         tf.train.NewCheckpointReader(str(tmp_path / "absent"))
     with pytest.raises(ValueError, match="Couldn't find 'checkpoint' file"):
         tf.train.list_variables(str(tmp_path))
+
+
+def _sharded_model():
+    with tf.device("/cpu:0"):
+        a = tf.Variable(np.zeros((2, 3), np.float32), name="a")
+        step = tf.Variable(np.int64(0), name="step")
+    with tf.device("/cpu:1"):
+        b = tf.Variable(np.zeros(2), name="b")
+        c = tf.Variable(np.zeros((1, 2), np.int32), name="c")
+    return a, step, b, c
+
+
+def test_sharded_checkpoints_one_data_file_per_device_as_tensorflow(graph, tmp_path):
+    tf_prefix = os.path.join(FIXTURES, "tf_sharded_ckpt", "model")
+    variables = _sharded_model()
+    saver = tf.train.Saver(sharded=True)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        saver.restore(sess, tf_prefix)
+        a, step, b, c = sess.run(variables)
+        np.testing.assert_array_equal(a, np.arange(6).reshape(2, 3))
+        np.testing.assert_array_equal(b, [1.5, -2.5])
+        np.testing.assert_array_equal(c, [[7, 8]])
+        assert step == 5 and c.dtype == np.int32
+        prefix = saver.save(sess, str(tmp_path / "model"), write_meta_graph=False)
+    written = sorted(os.listdir(tmp_path))
+    assert written == ["checkpoint", "model.data-00000-of-00002", "model.data-00001-of-00002", "model.index"]
+    for name in written[1:]:  # the bytes TensorFlow's sharded Saver wrote for these variables
+        with open(os.path.join(FIXTURES, "tf_sharded_ckpt", name), "rb") as theirs:
+            assert open(os.path.join(prefix[:-len("model")], name), "rb").read() == theirs.read(), name
