@@ -4,6 +4,7 @@ from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimize
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .saver import Saver  # noqa: F401
+from . import checkpoint_ops  # noqa: F401 - registers SaveV2 / RestoreV2
 from .checkpoint_state import (checkpoint_exists, get_checkpoint_state, latest_checkpoint,  # noqa: F401
                                update_checkpoint_state)
 from .checkpoint_reader import (NewCheckpointReader, list_variables, load_checkpoint,  # noqa: F401

@@ -90,8 +90,9 @@ def read_meta_graph_file(filename):
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
-    """Adds the MetaGraphDef's graph and collections to the default graph; returns a Saver
-    over its global variables (None when it has none)."""
+    """Adds the MetaGraphDef's graph and collections to the default graph; returns a Saver:
+    over the graph's own SaveV2/RestoreV2 ops when its SaverDef names them (TensorFlow's
+    `.meta` files), else over its global variables (None when it has none)."""
     from .saver import Saver
     meta = meta_graph_or_file if isinstance(meta_graph_or_file, MetaGraphDef) else \
         read_meta_graph_file(meta_graph_or_file)
@@ -120,6 +121,13 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         elif kind is not None:
             for value in getattr(col, kind).value:
                 graph.add_to_collection(key, value)
+    if meta.HasField("saver_def") and meta.saver_def.filename_tensor_name:
+        # TensorFlow's Saver ops came with the graph (save/SaveV2, save/restore_all): use them
+        saver_def = type(meta.saver_def)()
+        saver_def.CopyFrom(meta.saver_def)
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            setattr(saver_def, field, scoped(getattr(saver_def, field)))
+        return Saver(saver_def=saver_def, max_to_keep=saver_def.max_to_keep)
     global_vars = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
     if not global_vars:
         return None

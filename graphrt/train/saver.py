@@ -28,6 +28,17 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
                  builder=None, defer_build=False, allow_empty=False, write_version=None, pad_step_number=False,
                  save_relative_paths=False, filename=None):
+        self._max_to_keep = max_to_keep
+        self._last = []
+        self._pad = pad_step_number
+        self._sharded = sharded
+        self._graph = get_default_graph()
+        self._saver_def = saver_def if saver_def is not None and saver_def.filename_tensor_name else None
+        if self._saver_def is not None:
+            # TF's Saver(saver_def=...): save and restore run the graph's own SaveV2/RestoreV2 ops
+            # (an imported TensorFlow MetaGraphDef has them), fed the checkpoint prefix.
+            self._vars, self._placeholders, self._restore_op = {}, {}, None
+            return
         if var_list is None:
             var_list = variables_lib.global_variables()
         if isinstance(var_list, dict):
@@ -42,14 +53,7 @@ class Saver:
         if not named and not allow_empty:
             raise ValueError("No variables to save")
         self._vars = named
-        self._max_to_keep = max_to_keep
-        self._last = []
-        self._pad = pad_step_number
-        self._save_relative_paths = save_relative_paths
-        self._sharded = sharded
-        self._name = name
-        g = get_default_graph()
-        self._graph = g
+        g = self._graph
         self._placeholders = {}
         assigns = []
         with g.name_scope(name or "save"):
@@ -81,9 +85,13 @@ class Saver:
             if not os.path.isdir(os.path.dirname(directory)):  # TF's bundle writer makes one level only
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
             os.makedirs(directory, exist_ok=True)
-        values = sess.run(self._vars) if self._vars else {}
-        shard_of, num_shards = self._shards()
-        checkpoint_bundle.write_bundle(prefix, {k: np.asarray(v) for k, v in values.items()}, shard_of, num_shards)
+        if self._saver_def is not None:
+            sess.run(self._saver_def.save_tensor_name, {self._saver_def.filename_tensor_name: prefix})
+        else:
+            values = sess.run(self._vars) if self._vars else {}
+            shard_of, num_shards = self._shards()
+            checkpoint_bundle.write_bundle(prefix, {k: np.asarray(v) for k, v in values.items()}, shard_of,
+                                           num_shards)
         if write_meta_graph:
             from .meta_graph import export_meta_graph
             export_meta_graph(f"{prefix}.{meta_graph_suffix}", graph=self._graph, saver_def=self.saver_def,
@@ -110,6 +118,8 @@ class Saver:
     def saver_def(self):
         """A SaverDef (TF's saver.proto) naming this Saver's restore op; version V2."""
         from tensorboard.compat.proto import saver_pb2
+        if self._saver_def is not None:
+            return self._saver_def
         return saver_pb2.SaverDef(restore_op_name=self._restore_op.name if self._restore_op is not None else "",
                                   max_to_keep=self._max_to_keep or 0, sharded=self._sharded,
                                   version=saver_pb2.SaverDef.V2)
@@ -124,6 +134,9 @@ class Saver:
         if not (os.path.exists(save_path + ".index") or os.path.exists(save_path + ".npz")
                 or (save_path.endswith(".npz") and os.path.exists(save_path))):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        if self._saver_def is not None:
+            sess.run(self._saver_def.restore_op_name, {self._saver_def.filename_tensor_name: save_path})
+            return
         if self._restore_op is None:
             return
         reader = CheckpointReader(save_path[:-4] if save_path.endswith(".npz") else save_path)

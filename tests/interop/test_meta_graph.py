@@ -83,3 +83,47 @@ def test_convert_variables_to_constants_freezes_what_the_outputs_need(tmp_path):
     assert [n.name for n in sub.node] == ["w", "w/read"]
     with pytest.raises(tf.errors.NotFoundError, match="nope is not in graph"):
         tf.graph_util.extract_sub_graph(frozen, ["nope"])
+
+
+def test_a_model_tensorflow_saved_reloads_from_its_meta_graph_and_keeps_training(tmp_path):
+    import os
+    import shutil
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    shutil.copytree(os.path.join(fixtures, "tf_meta"), tmp_path / "run")
+    io = np.load(os.path.join(fixtures, "tf_meta_io.npz"))
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(str(tmp_path / "run" / "model-1.meta"))
+        y, = tf.get_collection("outputs")
+        train = tf.get_collection("train_op")[0]  # TF's minimize() adds it too
+        assert [v.name for v in tf.trainable_variables()] == ["w:0", "b:0"]
+        with tf.Session() as sess:
+            saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path / "run")))  # TF's save/RestoreV2
+            np.testing.assert_allclose(sess.run(y, {"x:0": [[3, 4]]}), io["before"], rtol=1e-6)
+            sess.run(train, {"x:0": [[1, 1]]})
+            np.testing.assert_allclose(sess.run(y, {"x:0": [[3, 4]]}), io["after"], rtol=1e-6)
+            prefix = saver.save(sess, str(tmp_path / "run" / "model"), global_step=tf.train.get_global_step())
+    assert prefix.endswith("model-2") and tf.train.latest_checkpoint(str(tmp_path / "run")) == prefix
+    assert tf.train.load_variable(prefix, "global_step") == 2
+    meta = meta_graph_pb2.MetaGraphDef.FromString(open(prefix + ".meta", "rb").read())
+    assert meta.saver_def.restore_op_name == "save/restore_all"  # TF's own ops, so TF can load it again
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(prefix + ".meta", import_scope="again")
+        with tf.Session() as sess:
+            saver.restore(sess, prefix)
+            np.testing.assert_allclose(sess.run("again/y:0", {"again/x:0": [[3, 4]]}), io["after"], rtol=1e-6)
+
+
+def test_restore_v2_reports_a_damaged_tensor(tmp_path):
+    import os
+    import shutil
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    shutil.copytree(os.path.join(fixtures, "tf_meta"), tmp_path / "run")
+    prefix = str(tmp_path / "run" / "model-1")
+    data = bytearray(open(prefix + ".data-00000-of-00001", "rb").read())
+    data[-1] ^= 0xFF
+    open(prefix + ".data-00000-of-00001", "wb").write(bytes(data))
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DataLossError, match="Checksum does not match for tensor w"):
+                saver.restore(sess, prefix)
