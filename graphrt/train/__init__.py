@@ -33,6 +33,12 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     return path
 
 
+def summary_iterator(path):
+    """The Event protobufs of a TensorBoard event file (see graphrt/summary/reader.py)."""
+    from ..summary.reader import summary_iterator as iterate
+    return iterate(path)
+
+
 def __getattr__(name):
     # The distributed pieces load on first use, so importing graphrt never imports zmq.
     if name in ("ClusterSpec", "Server", "replica_device_setter"):

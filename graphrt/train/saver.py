@@ -32,6 +32,7 @@ class Saver:
         self._last = []
         self._pad = pad_step_number
         self._sharded = sharded
+        self._reshape = reshape
         self._graph = get_default_graph()
         self._saver_def = saver_def if saver_def is not None and saver_def.filename_tensor_name else None
         if self._saver_def is not None:
@@ -61,7 +62,7 @@ class Saver:
                 ph = array_ops.placeholder(var.dtype.base_dtype, var.shape, name=f"restore_{i}")
                 self._placeholders[key] = ph
                 with g.colocate_with(var):
-                    assigns.append(state_ops.assign(var, ph, validate_shape=not reshape).op)
+                    assigns.append(state_ops.assign(var, ph).op)
             self._restore_op = control_ops.group(*assigns, name="restore_all") if assigns else None
         g.add_to_collection(GraphKeys.SAVERS, self)
 
@@ -150,6 +151,8 @@ class Saver:
                 raise errors.InvalidArgumentError(
                     f"tensor_name = {key}; expected dtype {want.name} does not equal original dtype "
                     f"{value.dtype} in checkpoint {save_path}")
+            if self._reshape and ph.shape.is_fully_defined() and value.size == ph.shape.num_elements():
+                value = value.reshape(ph.shape.as_list())  # TF's reshape=True: same elements, another shape
             if not ph.shape.is_compatible_with(value.shape):
                 raise errors.InvalidArgumentError(
                     f"Restoring {key} from checkpoint {save_path}: the checkpoint has shape "

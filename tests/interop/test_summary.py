@@ -120,3 +120,24 @@ def test_summary_errors_name_the_tag(graph):
         with pytest.raises(tf.errors.InvalidArgumentError, match="Duplicate tag dup found in summary inputs"):
             sess.run(tf.summary.merge([a, a]))
     assert tf.summary.merge_all(key="nothing_here") is None
+
+
+def test_summary_iterator_reads_events_back_and_detects_damage(graph, tmp_path):
+    import glob
+    summary = tf.summary.scalar("x", tf.constant(4.0))
+    with tf.Session() as sess, tf.summary.FileWriter(str(tmp_path)) as writer:
+        for step in range(2):
+            writer.add_summary(sess.run(summary), step)
+    path, = glob.glob(str(tmp_path / "events.out.tfevents.*"))
+    events = list(tf.train.summary_iterator(path))
+    assert events[0].file_version == "brain.Event:2"
+    assert [(e.step, e.summary.value[0].tag, e.summary.value[0].simple_value) for e in events[1:]] == \
+        [(0, "x", 4.0), (1, "x", 4.0)]
+    data = bytearray(open(path, "rb").read())
+    data[-6] ^= 1
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(tf.errors.DataLossError, match="Corrupted record at offset .* in .*events.out.tfevents"):
+        list(tf.train.summary_iterator(path))
+    open(path, "wb").write(bytes(data[:-3]))
+    with pytest.raises(tf.errors.DataLossError, match="Truncated record at offset"):
+        list(tf.train.summary_iterator(path))

@@ -186,3 +186,17 @@ def test_save_does_not_leave_temporary_files(graph, tmp_path):
         saver.save(sess, str(tmp_path / "m"))
         saver.save(sess, str(tmp_path / "m"))  # overwrite in place
     assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.data-00000-of-00001", "m.index", "m.meta"]
+
+
+def test_reshape_restores_the_same_elements_in_another_shape(graph, tmp_path):
+    v = tf.Variable(np.arange(6, dtype=np.float32), name="v")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        v2 = tf.Variable(np.zeros((2, 3), np.float32), name="v")
+        with tf.Session() as sess:
+            tf.train.Saver(reshape=True).restore(sess, path)
+            np.testing.assert_array_equal(sess.run(v2), np.arange(6).reshape(2, 3))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="checkpoint has shape \\[6\\]"):
+                tf.train.Saver().restore(sess, path)
