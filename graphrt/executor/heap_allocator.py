@@ -13,10 +13,10 @@ import numpy as np
 from graphrt import errors
 
 from ._format import format_bytes
-from .allocator_stats import AllocatorStats
+from .allocator_stats import AllocatorStats, WatchedCounters
 
 
-class HeapAllocator:
+class HeapAllocator(WatchedCounters):
     """Allocates host buffers; handles are their addresses.
 
     Args:
@@ -57,6 +57,7 @@ class HeapAllocator:
             self._bytes_in_use += nbytes
             self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
             self._largest_alloc_size = max(self._largest_alloc_size, nbytes)
+            self._notify_watches(nbytes)
         return address
 
     def deallocate(self, address):
@@ -89,6 +90,9 @@ class HeapAllocator:
     def is_live(self, address, allocation_id=None):
         entry = self._buffers.get(address)
         return entry is not None and (allocation_id is None or entry[1] == allocation_id)
+
+    def _watch_lock(self):
+        return self._lock
 
     def stats(self):
         with self._lock:
