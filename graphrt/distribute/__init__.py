@@ -5,10 +5,14 @@
     halving_doubling.py
     replicas.py           input checks, chunking, op placement and names
     accounting.py         bytes sent, messages, memory and time of a traced step
+    data_parallel.py      DataParallel: towers, mirrored variables, reduced gradients, ZeRO stages
+    bucketing.py          gradient buckets (fuse, all-reduce once, split back)
+    zero.py               which replica owns which variable's optimizer state
 """
 from .accounting import bytes_sent, device_memory, messages_sent, step_time_micros, transfers
+from .data_parallel import DataParallel
 from .collectives import (ALGORITHMS, all_gather, all_reduce, broadcast, choose_algorithm, modelled_time,
                           reduce, reduce_scatter)
 
-__all__ = ["ALGORITHMS", "all_gather", "all_reduce", "broadcast", "bytes_sent", "choose_algorithm", "device_memory",
+__all__ = ["ALGORITHMS", "DataParallel", "all_gather", "all_reduce", "broadcast", "bytes_sent", "choose_algorithm", "device_memory",
            "messages_sent", "modelled_time", "reduce", "reduce_scatter", "step_time_micros", "transfers"]
