@@ -3,7 +3,7 @@
     opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE, output_partition_graphs=True)
     sess.run(outs, options=opts, run_metadata=md)
     tf.distribute.bytes_sent(md)     # {'/job:.../device:SIM:0': 6000, ...}
-    tf.distribute.device_memory(md)  # {'/job:.../device:SIM:0': (peak_bytes, bytes_in_use), ...}
+    tf.distribute.device_memory(md)  # {'/job:.../device:SIM:0': Memory(peak_bytes, bytes_in_use, live_bytes)}
 
 Transfers are counted on the receiving side, as they happen: each `_Recv`
 that ran, with the bytes of the value it produced, is charged to the
@@ -71,14 +71,20 @@ def messages_sent(run_metadata, devices=None):
     return dict(out)
 
 
+Memory = collections.namedtuple("Memory", "peak_bytes bytes_in_use live_bytes")
+Memory.__doc__ = ("A device's memory over one step: the allocator's peak and final bytes in use, and the bytes "
+                  "the allocations live at the end asked for (AllocatorMemoryUsed's fields).")
+
+
 def device_memory(run_metadata):
-    """{device: (peak bytes, bytes in use at the end)} of the step, summed over each
+    """{device: Memory(peak_bytes, bytes_in_use, live_bytes)} of the step, summed over each
     device's allocators; devices without an allocator (CPU) are absent."""
     out = {}
     for dev in run_metadata.step_stats.dev_stats:
         if dev.memory:
-            out[dev.device] = (sum(m.peak_bytes for m in dev.memory),
-                               sum(m.allocator_bytes_in_use for m in dev.memory))
+            out[dev.device] = Memory(sum(m.peak_bytes for m in dev.memory),
+                                     sum(m.allocator_bytes_in_use for m in dev.memory),
+                                     sum(m.live_bytes for m in dev.memory))
     return out
 
 

@@ -59,6 +59,13 @@ class DataParallel:
             bytes (one all-reduce each); 0 reduces each gradient on its own.
         zero_stage: 0 (every replica keeps optimizer slots), 1 (slots
             sharded across replicas), 2 (slots and reduced gradients sharded).
+        gradient_buffers: keep each replica's reduced gradients in variables
+            `<var>/grad_buffer` (replica i's are on device i) from one step to
+            the next, as PyTorch keeps `.grad` and DeepSpeed its gradient
+            partitions: all of them at stages 0 and 1, the owned ones at
+            stage 2. ZeRO's memory accounting (16, 8 + 8/N, 4 + 12/N bytes per
+            parameter with Adam) counts these buffers. Off, gradients are
+            transient tensors freed as soon as they are applied.
 
     Attributes (after minimize):
         loss: the mean of the replicas' losses (on devices[0]).
@@ -66,9 +73,11 @@ class DataParallel:
         optimizers: the optimizer of each replica (the one passed in is replica 0's).
         buckets: the gradient buckets, as lists of variables.
         owners: {variable: replica index} for zero_stage 1 and 2.
+        gradient_buffer_variables: {replica's variable: its gradient buffer}.
     """
 
-    def __init__(self, devices, algorithm="ring", bucket_bytes=DEFAULT_BUCKET_BYTES, zero_stage=0):
+    def __init__(self, devices, algorithm="ring", bucket_bytes=DEFAULT_BUCKET_BYTES, zero_stage=0,
+                 gradient_buffers=False):
         names = [canonical_device(d) for d in devices]
         if not names:
             raise errors.InvalidArgumentError("DataParallel needs at least 1 device, got 0")
@@ -93,6 +102,9 @@ class DataParallel:
         self.optimizers = []
         self.buckets = []
         self.owners = {}
+        self.gradient_buffers = gradient_buffers
+        self.gradient_buffer_variables = {}
+        self._kept_buffers = []
         self._mirrors = {}  # replica 0's variable -> [its copy on each replica]
 
     @property
@@ -277,8 +289,8 @@ class DataParallel:
         self.buckets = [[var_lists[0][k] for k in ks] for ks in self.buckets]
         updates = []
         for i, opt in enumerate(self.optimizers):
-            updates.append(opt.apply_gradients([(reduced[k][i], var_lists[i][k]) for k in positions],
-                                               name=f"{opt.get_name()}_replica_{i}"))
+            pairs = [(self._buffered(reduced[k][i], var_lists[i][k]), var_lists[i][k]) for k in positions]
+            updates.append(opt.apply_gradients(pairs, name=f"{opt.get_name()}_replica_{i}"))
         return updates
 
     def _sharded(self, grads, var_lists, trainable):
@@ -291,13 +303,18 @@ class DataParallel:
         self.owners = {trainable[k]: owner[k] for k in positions}
         if self.zero_stage == 1:
             all_reduced = self._all_reduce_buckets(grads, positions)
-            reduced = {k: all_reduced[k][owner[k]] for k in positions}
-            kept = [[all_reduced[k][i] for k in positions] for i in range(n)]  # the full gradient stays
+            # stage 1 shards only the optimizer state: every replica keeps the whole reduced gradient
+            reduced = {}
+            for k in positions:
+                for i in range(n):
+                    kept = self._buffered(all_reduced[k][i], var_lists[i][k])
+                    if i == owner[k]:
+                        reduced[k] = kept
         else:
             reduced = self._reduce_to_owners(grads, positions, owner)
-            kept = [[] for _ in range(n)]
+            reduced = {k: self._buffered(reduced[k], var_lists[owner[k]][k]) for k in positions}
         self.buckets = [[var_lists[0][k] for k in ks] for ks in self.buckets]
-        updates = []
+        updates = list(self._kept_buffers)
         for r in range(n):
             owned = [k for k in positions if owner[k] == r]
             if not owned:
@@ -314,11 +331,26 @@ class DataParallel:
             copies = collectives.broadcast(fused, others, name=f"params_from_dev{r}")
             for device, value in zip(others, copies):
                 i = self.devices.index(device)
-                with g.device(device), g.control_dependencies(kept[i] or None):
+                with g.device(device):
                     parts = bucketing.unfuse(value, [var_lists[i][k] for k in owned], name=f"params_from_dev{r}")
                     for k, part in zip(owned, parts):
                         updates.append(state_ops.assign(var_lists[i][k], part).op)
         return updates
+
+    def _buffered(self, grad, variable):
+        """With gradient_buffers: `grad` stored into the variable's gradient buffer (made here, on the
+        variable's device), and the buffer's new value returned; else `grad` itself."""
+        if not self.gradient_buffers:
+            return grad
+        g = get_default_graph()
+        with g.name_scope(None), g.control_dependencies(None), g.colocate_with(variable.op):
+            buffer = variables_lib.Variable(array_ops.zeros(variable.shape.as_list(), variable.dtype.base_dtype),
+                                            trainable=False, name=f"{variable.op.name}/grad_buffer")
+        self.gradient_buffer_variables[variable] = buffer
+        with g.colocate_with(variable.op):
+            stored = state_ops.assign(buffer, grad)
+        self._kept_buffers.append(stored.op)
+        return stored
 
     def _reduce_to_owners(self, grads, positions, owner):
         g = get_default_graph()

@@ -160,6 +160,7 @@ class BFCAllocator(WatchedCounters):
                     f"Allocator ({self.name}): deallocate of offset {offset:#x}, which is {what}",
                     device=self.name)
             self._bytes_in_use -= chunk.size
+            self._requested_in_use -= chunk.requested
             chunk.alloc_id = _FREE
             chunk.requested = 0
             chunk = self._merge_with_free_neighbours(chunk)
@@ -268,6 +269,7 @@ class BFCAllocator(WatchedCounters):
         chunk.alloc_id = self._next_alloc_id
         self._next_alloc_id += 1
         chunk.requested = requested
+        self._requested_in_use += requested
         self._num_allocs += 1
         self._bytes_in_use += chunk.size
         self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)

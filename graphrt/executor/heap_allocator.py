@@ -55,6 +55,7 @@ class HeapAllocator(WatchedCounters):
             self._next_alloc_id += 1
             self._num_allocs += 1
             self._bytes_in_use += nbytes
+            self._requested_in_use += nbytes
             self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
             self._largest_alloc_size = max(self._largest_alloc_size, nbytes)
             self._notify_watches(nbytes)
@@ -71,6 +72,7 @@ class HeapAllocator(WatchedCounters):
                     f"Allocator ({self.name}): deallocate of {address:#x}, which is not a live "
                     "allocation (double free or foreign pointer)", device=self.name)
             self._bytes_in_use -= entry[2]
+            self._requested_in_use -= entry[2]
 
     def buffer(self, address):
         """The uint8 numpy buffer behind a live address."""

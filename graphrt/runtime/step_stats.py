@@ -48,8 +48,10 @@ class AllocatorMemoryUsed:
         total_bytes: bytes allocated during the step.
         peak_bytes: highest bytes in use during the step (what was already
             held when it started, variables included, counts).
-        live_bytes: bytes in use when the step ended.
-        allocator_bytes_in_use: the same, as TF names the allocator's total.
+        live_bytes: bytes the allocations live when the step ended asked for.
+        allocator_bytes_in_use: bytes in use when the step ended, as the
+            allocator counts them (requests rounded up, chunks handed out
+            whole), TF's allocator total.
     """
 
     __slots__ = ("allocator_name", "total_bytes", "peak_bytes", "live_bytes", "allocator_bytes_in_use")
@@ -115,13 +117,13 @@ class StepStatsCollector:
         into = into if into is not None else StepStats()
         watches, self._watches = self._watches, []
         for device, allocator, watch in watches:
-            in_use = allocator.stop_watch(watch)
+            allocator.stop_watch(watch)
             with self._lock:
                 dev = self._by_device.get(device)
                 if dev is None:
                     dev = self._by_device[device] = DeviceStepStats(device)
             dev.memory.append(AllocatorMemoryUsed(watch.allocator_name, watch.total_bytes, watch.peak_bytes,
-                                                  in_use, in_use))
+                                                  watch.end_requested_bytes, watch.end_bytes))
         with self._lock:
             for device in sorted(self._by_device):
                 into.dev_stats.append(self._by_device[device])

@@ -76,7 +76,8 @@ def _assert_same_training(got, want):
 
 
 @pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
-@pytest.mark.parametrize("config", [dict(), dict(bucket_bytes=0, algorithm="tree"), dict(zero_stage=1),
+@pytest.mark.parametrize("config", [dict(), dict(bucket_bytes=0, algorithm="tree"),
+                                    dict(zero_stage=1, gradient_buffers=True),
                                     dict(zero_stage=2, bucket_bytes=100, algorithm="halving_doubling")])
 def test_four_replicas_train_like_one_device_on_the_full_batch(reference, optimizer, config):
     _assert_same_training(train(CPUS, optimizer, **config), reference[optimizer])
@@ -185,3 +186,35 @@ def test_bad_input(graph):
         return tf.matmul(x, tf.get_variable("wv", [10, 1]))
     with pytest.raises(errors.InvalidArgumentError, match="must return a floating scalar"):
         tf.distribute.DataParallel(["/cpu:0", "/cpu:1"]).minimize(sgd, not_scalar, x8)
+
+
+@pytest.mark.parametrize("stage,bytes_per_param", [(0, 16), (1, 8 + 8 / 4), (2, 4 + 12 / 4)])
+def test_zero_model_state_per_device_measured_from_the_allocator(stage, bytes_per_param):
+    """Adam, 8 equal variables over 4 SIM devices, gradient buffers kept: what each device's
+    allocator holds after a step is 16, 8 + 8/N and 4 + 12/N bytes per parameter."""
+    n, layers, width = 4, 8, 64
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [n, width])
+
+        def deep_linear(x):
+            for k in range(layers):
+                x = tf.matmul(x, tf.get_variable(f"w{k}", [width, width],
+                                                 initializer=tf.random_normal_initializer(0.0, 0.1, seed=k)))
+            return tf.reduce_mean(tf.square(x))
+        dp = tf.distribute.DataParallel([f"/device:SIM:{i}" for i in range(n)], zero_stage=stage, bucket_bytes=0,
+                                        gradient_buffers=True)
+        train_op = dp.minimize(tf.train.AdamOptimizer(1e-3), deep_linear, x)
+        config = tf.ConfigProto(device_count={"CPU": 1, "SIM": n})
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            md = tf.RunMetadata()
+            sess.run(train_op, {x: np.ones((n, width), np.float32)},
+                     options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    params = layers * width * width
+    memory = tf.distribute.device_memory(md)
+    assert len(memory) == n
+    for device, used in memory.items():
+        # the model state is what stays live after the step (Adam's two scalar accumulators aside)
+        assert used.live_bytes == pytest.approx(bytes_per_param * params, rel=0.10), device
+        assert used.peak_bytes >= used.live_bytes
