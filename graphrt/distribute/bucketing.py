@@ -36,9 +36,10 @@ def plan_buckets(shapes_and_dtypes, bucket_bytes):
 
 
 def fuse(tensors, name):
-    """The tensors of one replica flattened into one (on the current device)."""
+    """The tensors of one replica flattened into one (on the current device); a lone
+    tensor is passed on as is, through an Identity named `name` (it shares the buffer)."""
     if len(tensors) == 1:
-        return tensors[0]
+        return array_ops.identity(tensors[0], name=name)
     return array_ops.concat([array_ops.reshape(t, [-1]) for t in tensors], 0, name=name)
 
 
