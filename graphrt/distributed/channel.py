@@ -54,6 +54,7 @@ HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 10000
 RECONNECT_IVL_MS = 100
 RECONNECT_IVL_MAX_MS = 1000
+_LAST_REPLIES_GRACE_MS = 50
 _MONITOR_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | zmq.EVENT_CONNECT_RETRIED
                    | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
                    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_MONITOR_STOPPED)
@@ -499,6 +500,12 @@ class ChannelPool:
                 peer.failure = None
                 self._wake()  # flush the backlog
             elif event == zmq.EVENT_DISCONNECTED:
+                # Replies that arrived just before the disconnect are answers, not losses; the monitor
+                # may report the disconnect before the socket shows the last replies, so give them a
+                # moment (disconnects are rare, and this bounds the wait).
+                self._read_replies(peer)
+                if peer.outstanding and peer.socket.poll(_LAST_REPLIES_GRACE_MS, zmq.POLLIN):
+                    self._read_replies(peer)
                 with peer.lock:
                     peer.state = "down" if peer.ever_up else "connecting"
                     lost, peer.outstanding = peer.outstanding, {}

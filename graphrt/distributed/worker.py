@@ -64,6 +64,7 @@ from .cluster import ClusterSpec
 _DRAIN_TIMEOUT_S = 10.0
 _CLEANED_MEMORY = 100_000     # step ids remembered as cleaned up
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
+_SHUTDOWN_ANSWER_GRACE_S = 0.2  # how long a stopping worker lets peers read its Shutdown answers
 
 
 class _Registered:
@@ -172,6 +173,8 @@ class WorkerService:
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
         self._running = True
+        self._stopping = False
+        self._answers_sent = 0
         self._loop_ident = None
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
@@ -214,6 +217,7 @@ class WorkerService:
                 return
             try:
                 send_frames(self._router, [identity] + frames)
+                self._answers_sent += 1
             except zmq.ZMQError as e:  # the peer is gone; nothing to tell
                 print(f"graphrt worker {self.task}: could not send a reply: {e}", file=sys.stderr)
             pending = threading.get_ident() != self._loop_ident and readable(self._router)
@@ -461,9 +465,10 @@ class WorkerService:
 
     # -- lifetime ---------------------------------------------------------------------------
     def stop(self):
-        if not self._running:
+        if not self._running or self._stopping:
             return
-        self._running = False
+        self._stopping = True
+        answers_before = self._answers_sent
         with self._lock:
             steps = list(self._steps.values())
         for step in steps:
@@ -472,6 +477,12 @@ class WorkerService:
             self.rendezvous.abort_all(errors.mark_derived(errors.AbortedError("Shutdown")))
         except Exception:  # noqa: BLE001 - shutting down
             pass
+        # Only now let the loop end: it closes the socket, and the Shutdown answers to the receives
+        # that were waiting here must be sent before that. A peer drops replies it had not yet read
+        # when the connection goes down, so give those answers a moment to be read.
+        if self._answers_sent != answers_before:
+            time.sleep(_SHUTDOWN_ANSWER_GRACE_S)
+        self._running = False
         try:
             os.write(self._wake_w, b"\0")
         except OSError:
@@ -491,7 +502,9 @@ class WorkerService:
     def _close_sockets(self):
         self._router_closed = True
         try:
-            self._router.close(0)
+            # A short linger lets the replies already queued (the Shutdown aborts of waiting
+            # receives among them) reach their peers before the connection drops.
+            self._router.close(linger=1000)
         except Exception:  # noqa: BLE001
             pass
         if self._curve is not None:
