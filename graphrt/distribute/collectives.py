@@ -15,7 +15,7 @@ import math
 
 from .. import errors
 from . import halving_doubling, ring, tree
-from .replicas import Builder, Replicas, check_op, chunk_sizes
+from .replicas import Builder, Replicas, canonical_device, check_op, chunk_sizes, device_of
 
 ALGORITHMS = ("ring", "tree", "halving_doubling", "auto")
 
@@ -138,7 +138,6 @@ def broadcast(value, devices, name=None):
     Returns one tensor per device of `devices`, in that order; the value's
     own device may be among them (its result is an Identity of the value).
     """
-    from .replicas import canonical_device, device_of
     src = Replicas([value], "broadcast")
     names = [canonical_device(d) for d in devices]
     if not names:

@@ -12,7 +12,6 @@ import contextlib
 import numpy as np
 
 from .. import errors
-from ..framework import dtypes
 from ..framework.device_spec import DeviceSpec
 from ..framework.graph import get_default_graph
 from ..framework.op_builder import convert_to_tensor
@@ -153,7 +152,3 @@ class Builder:
     def reshape(self, flat, shape, device, name):
         with self.at(device, "out"):
             return array_ops.reshape(flat, shape, name=name)
-
-
-def is_float(dtype):
-    return dtype.is_floating or dtype in (dtypes.complex64, dtypes.complex128)

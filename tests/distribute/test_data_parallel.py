@@ -163,6 +163,14 @@ def test_bad_input(graph):
     sgd = tf.train.GradientDescentOptimizer(0.1)
     with pytest.raises(errors.InvalidArgumentError, match="input x:0 has batch size 9, not divisible by the 2"):
         tf.distribute.DataParallel(["/cpu:0", "/cpu:1"]).minimize(sgd, mlp, [x, y])
+    unknown = tf.placeholder(tf.float32, [None, 10], name="unknown_batch")
+    uneven = tf.distribute.DataParallel(["/cpu:0", "/cpu:1"]).minimize(
+        sgd, lambda x: tf.reduce_mean(tf.matmul(x, tf.get_variable("wu", [10, 1]))), unknown)
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(uneven, {unknown: np.ones((4, 10))})
+        with pytest.raises(errors.InvalidArgumentError, match=r"evenly divide.*size = 5.*split_input0"):
+            sess.run(uneven, {unknown: np.ones((5, 10))})
     with pytest.raises(errors.InvalidArgumentError, match="listed twice"):
         tf.distribute.DataParallel(["/cpu:0", "/device:CPU:0"])
     with pytest.raises(errors.InvalidArgumentError, match="zero_stage must be 0, 1 or 2"):
