@@ -169,7 +169,7 @@ def test_bad_input(graph):
     with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(uneven, {unknown: np.ones((4, 10))})
-        with pytest.raises(errors.InvalidArgumentError, match=r"evenly divide.*size = 5.*split_input0"):
+        with pytest.raises(errors.InvalidArgumentError, match=r"(?s)evenly divide.*size = 5.*split_input0"):
             sess.run(uneven, {unknown: np.ones((5, 10))})
     with pytest.raises(errors.InvalidArgumentError, match="listed twice"):
         tf.distribute.DataParallel(["/cpu:0", "/device:CPU:0"])
