@@ -34,6 +34,7 @@ loss_fn; a variable regularizer there is refused (it would only see replica
 import copy
 
 from .. import errors
+from ..framework.device_spec import DeviceSpec
 from ..framework.graph import GraphKeys, get_default_graph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_builder import convert_to_tensor
@@ -167,6 +168,8 @@ class DataParallel:
 
     def _split(self, inputs):
         n = self.num_replicas
+        g = get_default_graph()
+        host = DeviceSpec.from_string(self.devices[0]).replace(device_type="CPU", device_index=0).to_string()
         per_input = []
         for j, x in enumerate(inputs):
             x = convert_to_tensor(x)
@@ -176,7 +179,11 @@ class DataParallel:
             if batch is not None and batch % n:
                 raise errors.InvalidArgumentError(
                     f"DataParallel: input {x.name} has batch size {batch}, not divisible by the {n} devices")
-            per_input.append(array_ops.split(x, n, axis=0, name=f"split_input{j}") if n > 1 else [x])
+            if n == 1:
+                per_input.append([x])
+                continue
+            with g.device(None), g.device(x.op.device or host):  # split on the host, once, not on an accelerator
+                per_input.append(array_ops.split(x, n, axis=0, name=f"split_input{j}"))
         return [[parts[i] for parts in per_input] for i in range(n)]
 
     def _build_towers(self, loss_fn, shards):
