@@ -1,2 +1,2 @@
-"""`tf.contrib`: the parts of TF1's contrib that graphrt has (`tf.contrib.rnn`)."""
-from . import rnn  # noqa: F401
+"""`tf.contrib`: the parts of TF1's contrib that graphrt has (`tf.contrib.rnn`, `tf.contrib.nccl`)."""
+from . import nccl, rnn  # noqa: F401
