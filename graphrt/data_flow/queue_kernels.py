@@ -45,7 +45,7 @@ def _queue_factory(state_cls, kind):
         resources = ctx.device.resources
 
         def create():
-            name = shared or f"_{next(_queue_ids)}_{node.rsplit('/', 1)[-1]}"
+            name = shared or f"_{next(_queue_ids)}_{node}"
             return state_cls(name, types, shapes, capacity, min_after, seed)
 
         def queue():
