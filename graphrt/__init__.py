@@ -62,7 +62,8 @@ from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, 
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
 from .tensor_array import TensorArray
-from .data_flow import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, count_up_to
+from .data_flow import (FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader,
+                        WholeFileReader, count_up_to, matching_files, read_file, write_file)
 from .framework.indexed_slices import IndexedSlices
 from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
 from .rnn import reverse_sequence

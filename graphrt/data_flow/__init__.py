@@ -8,3 +8,5 @@ from .coordinator import Coordinator, LooperThread  # noqa: F401
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401
 from .input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,  # noqa: F401
                     shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+from .io_ops import match_filenames_once, matching_files, read_file, write_file  # noqa: F401
+from .readers import ReaderBase, TextLineReader, WholeFileReader  # noqa: F401

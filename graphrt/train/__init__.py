@@ -7,7 +7,7 @@ from .saver import Saver, checkpoint_exists, latest_checkpoint  # noqa: F401
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,  # noqa: F401
                             global_step)
 from ..data_flow import (Coordinator, LooperThread, QueueRunner, add_queue_runner, batch, batch_join,  # noqa: F401
-                         input_producer, limit_epochs, queue_runner, range_input_producer, shuffle_batch,
+                         input_producer, limit_epochs, match_filenames_once, queue_runner, range_input_producer, shuffle_batch,
                          shuffle_batch_join, slice_input_producer, start_queue_runners, string_input_producer)
 
 
