@@ -10,7 +10,8 @@ thread per enqueue op, each running its op in a loop until:
 * the coordinator is asked to stop: a watcher thread runs the cancel op
   (close with `cancel_pending_enqueues`), which ends a thread waiting on a
   full queue at once;
-* any other error: it is reported to the coordinator, which stops the rest.
+* any other error: it is reported to the coordinator, which stops the rest;
+* its session is closed: it ends quietly (TF prints the CancelledError).
 
 A thread waiting inside `sess.run` holds no executor thread and ends when
 the queue is closed, so `coord.join()` returns promptly.
@@ -96,6 +97,11 @@ class QueueRunner:
                                 logging.debug("Ignored exception: %s", e)
                     return
         except Exception as e:  # noqa: BLE001 - reported to the coordinator
+            if getattr(sess, "_closed", False) and isinstance(e, (errors.CancelledError, RuntimeError)):
+                # The session was closed under the thread (a program that never stops its
+                # runners): the thread just ends. TF raises here and prints a traceback.
+                logging.debug("QueueRunner thread ended by its session closing: %s", e)
+                return
             if coord is not None:
                 coord.request_stop(e)
             else:
