@@ -65,6 +65,8 @@ from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, 
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
 from .tensor_array import TensorArray
+from .data_flow import (FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader,
+                        WholeFileReader, count_up_to, matching_files, read_file, write_file)
 from .framework.indexed_slices import IndexedSlices
 from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
 from .rnn import reverse_sequence
@@ -74,8 +76,8 @@ from .client.session import InteractiveSession, Session, get_default_session
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
 from . import contrib, distribute  # noqa: F401
 from . import summary  # noqa: F401 - registers the summary ops
-from . import contrib  # noqa: F401
 from . import data  # noqa: F401
+from . import image  # noqa: F401
 
 NoGradient = NO_GRADIENT
 mul, sub = multiply, subtract  # names from before TF 1.0 that old programs still use

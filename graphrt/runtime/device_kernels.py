@@ -162,7 +162,7 @@ def register_device_kernels(device_type, source_type="CPU"):
             if op not in sources and registry.get_kernel_def(op, "CPU") is not None:
                 sources[op] = registry.get_kernel_def(op, "CPU")
         for op, kdef in sources.items():
-            if op in _HOST_ONLY or (device_type, op) in _sources:
+            if op in _HOST_ONLY or kdef.host_only or (device_type, op) in _sources:
                 continue
             existing = registry.get_kernel_def(op, device_type)
             if existing is not None and existing is not kdef and source_type != device_type:
