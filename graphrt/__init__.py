@@ -61,6 +61,7 @@ from .ops.extra_ops import (argsort, assert_equal, assert_greater, assert_greate
 from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
+from .recompute import recompute_grad
 from .tensor_array import TensorArray
 from .framework.indexed_slices import IndexedSlices
 from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
