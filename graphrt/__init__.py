@@ -64,6 +64,7 @@ from .ops.extra_ops import (argsort, assert_equal, assert_greater, assert_greate
 from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
+from .recompute import recompute_grad
 from .tensor_array import TensorArray
 from .data_flow import (FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader,
                         WholeFileReader, count_up_to, matching_files, read_file, write_file)
