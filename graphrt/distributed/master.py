@@ -37,6 +37,7 @@ from .. import errors
 from ..client.session import Session
 from ..framework.device_spec import DeviceInfo, DeviceSpec
 from ..framework.graph_def import GraphDef
+from ..ops import py_func_registry
 from ..partition import partitioner, placer, subgraph, verifier
 from ..rendezvous import ParsedKey
 from ..rendezvous.remote import task_of
@@ -213,6 +214,8 @@ class MasterSession(Session):
             raise errors.InternalError(f"No partition for the client task {self._client_task}")
         plan.task_graphs = {t: parts[t] for t in order}
         debug_info = {k: str(v) for k, v in client.debug_info.items()}
+        for t in order:  # this program registers these graphs itself: its py_funcs may run in its servers
+            py_func_registry.grant_graph(parts[t])
         requests = {t: ("RegisterGraph", {"graph_def": parts[t].to_dict(), "debug_info": debug_info}, ())
                     for t in order}
         replies = self._parallel(requests, self._register_timeout() / 1000.0)
