@@ -109,6 +109,7 @@ class MasterSession(Session):
         self._channels = None
         self._tasks = {}          # task prefix -> tcp endpoint
         self._stale = False
+        self._lost_graphs = False  # a worker no longer knows a graph handle: register again
         self._active = set()      # step ids running now
         self._run_options = threading.local()
         self._state_lock = threading.Lock()
@@ -177,7 +178,8 @@ class MasterSession(Session):
         old = {d.name: d.incarnation for d in self._devices}
         new = {d.name: d.incarnation for d in devices}
         with self._lock:
-            if old != new:
+            if old != new or self._lost_graphs:
+                self._lost_graphs = False
                 stale_plans = list(self._plans.values())
                 self._plans.clear()
                 self._devices = devices
@@ -316,6 +318,8 @@ class MasterSession(Session):
                 self._active.discard(step_id)
         if error is not None:
             self._stale = True
+            if any(c.error is not None and "Graph handle is not found" in str(c.error) for c in calls.values()):
+                self._lost_graphs = True
             raise error
         reply = calls[self._client_task].message
         got = reply.fields.get("recv_keys", [])

@@ -19,8 +19,9 @@ bounded:
   requests for a cleaned step fail instead of creating state again).
 
 `GraphQuota` bounds RegisterGraph: at most `max_graphs` graphs and
-`max_bytes` bytes of GraphDef (as received) per worker; past that a
-registration gets ResourceExhaustedError.
+`max_bytes` bytes of GraphDef (as received) per worker; past that the least
+recently used graphs are evicted (so a peer that registers thousands of
+graphs cannot lock every later session out).
 """
 import collections
 import threading
@@ -201,33 +202,56 @@ class StepTable:
 
 
 class GraphQuota:
-    """Counts registered graphs and their bytes; refuses past `max_graphs` / `max_bytes`."""
+    """Registered graphs and their bytes, least recently used first.
+
+    A registration past `max_graphs` graphs or `max_bytes` bytes evicts the
+    least recently used graphs (a RunGraph uses one) instead of locking every
+    later session out; the master of an evicted graph gets AbortedError for
+    its next step and registers it again. Only a graph larger than
+    `max_bytes` on its own is refused (ResourceExhaustedError).
+    """
 
     def __init__(self, task, max_graphs=MAX_GRAPHS, max_bytes=MAX_GRAPH_BYTES):
         self.task = task
         self.max_graphs = max_graphs
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
-        self._sizes = {}
+        self._sizes = collections.OrderedDict()  # handle -> bytes, least recently used first
         self._bytes = 0
+        self.evicted = 0
 
-    def reserve(self, nbytes):
-        """A ticket for a registration of `nbytes`, or ResourceExhaustedError."""
+    def admit(self, handle, nbytes):
+        """Accounts a new graph; returns the handles evicted to make room for it."""
+        if nbytes > self.max_bytes:
+            raise errors.ResourceExhaustedError(
+                f"RegisterGraph: a graph of {nbytes} bytes is larger than {self.task} accepts "
+                f"({self.max_bytes} bytes)")
+        evicted = []
         with self._lock:
-            if len(self._sizes) >= self.max_graphs or self._bytes + nbytes > self.max_bytes:
-                raise errors.ResourceExhaustedError(
-                    f"RegisterGraph: {self.task} already holds {len(self._sizes)} graphs of {self._bytes} bytes "
-                    f"(at most {self.max_graphs} graphs and {self.max_bytes} bytes); deregister graphs first")
-            ticket = object()
-            self._sizes[ticket] = nbytes
+            while self._sizes and (len(self._sizes) >= self.max_graphs or self._bytes + nbytes > self.max_bytes):
+                old, size = self._sizes.popitem(last=False)
+                self._bytes -= size
+                evicted.append(old)
+            self._sizes[handle] = nbytes
             self._bytes += nbytes
-            return ticket
+            self.evicted += len(evicted)
+        return evicted
 
-    def release(self, ticket):
+    def touch(self, handle):
+        """The graph was used: it is the last to be evicted."""
+        try:
+            self._sizes.move_to_end(handle)
+        except KeyError:
+            pass
+
+    def release(self, handle):
         with self._lock:
-            nbytes = self._sizes.pop(ticket, None)
+            nbytes = self._sizes.pop(handle, None)
             if nbytes is not None:
                 self._bytes -= nbytes
+
+    def stats(self):
+        return {"graphs": len(self._sizes), "bytes": self._bytes, "evicted": self.evicted}
 
     def __len__(self):
         return len(self._sizes)

@@ -69,18 +69,18 @@ from .cluster import ClusterSpec
 
 _DRAIN_TIMEOUT_S = 10.0
 _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or running at once
+_RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
 _SHUTDOWN_ANSWER_GRACE_S = 0.2  # how long a stopping worker lets peers read its Shutdown answers
 
 
 class _Registered:
-    __slots__ = ("handle", "executors", "partition_graphs", "ticket")
+    __slots__ = ("handle", "executors", "partition_graphs")
 
-    def __init__(self, handle, executors, partition_graphs, ticket):
+    def __init__(self, handle, executors, partition_graphs):
         self.handle = handle
         self.executors = executors
         self.partition_graphs = partition_graphs
-        self.ticket = ticket  # its share of the GraphQuota
 
 
 class _Peers:
@@ -166,7 +166,9 @@ class WorkerService:
         try:
             self._router.setsockopt(zmq.LINGER, 0)
             self._router.setsockopt(zmq.SNDHWM, 0)
-            self._router.setsockopt(zmq.RCVHWM, 0)
+            # Bounded input per connection: a flooding peer is slowed down by TCP instead of making
+            # this process buffer everything it sends (ZeroMQ stops reading, it drops nothing).
+            self._router.setsockopt(zmq.RCVHWM, _RCVHWM)
             self._router.setsockopt(zmq.MAXMSGSIZE, self._max_bytes + (1 << 20))
             if self._curve is not None:
                 self._curve.start(self._ctx)
@@ -337,17 +339,9 @@ class WorkerService:
                 "graphs": graphs, "running_steps": running, "rendezvous_steps": self.rendezvous.active_steps(),
                 "messages": self._messages, "bad_messages": self._bad_messages,
                 "handler_failures": self._handler_failures, "step_table": self.step_table.stats(),
-                "graph_bytes_limit": self.graph_quota.max_bytes}
+                "graph_quota": self.graph_quota.stats()}
 
     def _register_graph(self, identity, message):
-        ticket = self.graph_quota.reserve(message.nbytes)
-        try:
-            self._register_graph_within_quota(identity, message, ticket)
-        except BaseException:
-            self.graph_quota.release(ticket)
-            raise
-
-    def _register_graph_within_quota(self, identity, message, ticket):
         graph_def = GraphDef.from_dict(message.fields["graph_def"])
         py_func_registry.check_registered_graph(graph_def, self.task)
         debug_info = message.fields.get("debug_info") or {}
@@ -375,7 +369,9 @@ class WorkerService:
                      for name in sorted(parts)]
         handle = f"{next(self._graph_ids):016x}"
         with self._lock:
-            self._graphs[handle] = _Registered(handle, executors, [parts[n] for n in sorted(parts)], ticket)
+            for old in self.graph_quota.admit(handle, message.nbytes):
+                self._graphs.pop(old, None)  # a step running it keeps its executors until it ends
+            self._graphs[handle] = _Registered(handle, executors, [parts[n] for n in sorted(parts)])
         self._reply(identity, message.id, fields={"result": {
             "graph_handle": handle, "partition_graphs": [parts[n].to_dict() for n in sorted(parts)]}})
 
@@ -383,7 +379,7 @@ class WorkerService:
         with self._lock:
             graph = self._graphs.pop(message.fields["graph_handle"], None)
         if graph is not None:
-            self.graph_quota.release(graph.ticket)
+            self.graph_quota.release(graph.handle)
         self._reply(identity, message.id)
 
     def _run_graph(self, identity, message):
@@ -391,7 +387,9 @@ class WorkerService:
         handle = fields["graph_handle"]
         graph = self._graphs.get(handle)
         if graph is None:
-            raise errors.AbortedError(f"Graph handle is not found: {handle}. Possibly, this worker just restarted.")
+            raise errors.AbortedError(f"Graph handle is not found: {handle}. Possibly, this worker just restarted "
+                                      f"(or evicted the graph to register others).")
+        self.graph_quota.touch(handle)
         step_id = fields["step_id"]
         send_keys = fields.get("send_keys", [])
         if len(send_keys) != len(message.values):

@@ -105,14 +105,15 @@ def test_cleaned_steps_refuse_late_requests():
         steps.for_run(3)
 
 
-def test_graph_quota_counts_graphs_and_bytes():
-    quota = GraphQuota("/job:w/replica:0/task:0", max_graphs=2, max_bytes=100)
-    a = quota.reserve(40)
-    quota.reserve(40)
-    with pytest.raises(errors.ResourceExhaustedError, match="already holds 2 graphs of 80 bytes"):
-        quota.reserve(1)
-    quota.release(a)
-    with pytest.raises(errors.ResourceExhaustedError):
-        quota.reserve(61)
-    quota.reserve(60)
-    assert len(quota) == 2
+def test_graph_quota_evicts_the_least_recently_used_graphs():
+    quota = GraphQuota("/job:w/replica:0/task:0", max_graphs=3, max_bytes=100)
+    assert quota.admit("a", 30) == [] and quota.admit("b", 30) == [] and quota.admit("c", 30) == []
+    quota.touch("a")                                  # used by a step: b is now the oldest
+    assert quota.admit("d", 10) == ["b"]              # count
+    assert quota.admit("e", 40) == ["c"]              # bytes: 30 + 30 + 10 + 40 > 100
+    assert quota.admit("f", 90) == ["a", "d", "e"]    # until it fits
+    assert quota.stats() == {"graphs": 1, "bytes": 90, "evicted": 5}
+    quota.release("f")
+    assert quota.stats()["bytes"] == 0
+    with pytest.raises(errors.ResourceExhaustedError, match="a graph of 101 bytes is larger"):
+        quota.admit("g", 101)
