@@ -11,7 +11,6 @@ import threading
 from .. import errors
 from ..framework.graph_def import GraphDef
 from ..framework.registry import register_kernel
-from .device_kernels import keep_on_host
 from .graph_executor import GraphExecutor
 from .step import Step
 
@@ -62,8 +61,8 @@ def instantiate(fdef, device):
     return FunctionInstance(fdef, device)
 
 
-@register_kernel("PartitionedCall", ("CPU",))
-@register_kernel("StatefulPartitionedCall", ("CPU",))
+@register_kernel("PartitionedCall", ("CPU",), host_only=True)  # (bodies run on host devices)
+@register_kernel("StatefulPartitionedCall", ("CPU",), host_only=True)
 def _call(ctx):
     """A call op: its function, instantiated on the op's device when the kernel is built."""
     instance = instantiate(ctx.attr("f"), ctx.device)
@@ -73,6 +72,3 @@ def _call(ctx):
         results = instance(list(args))
         return results[0] if single else tuple(results)
     return call
-
-
-keep_on_host("PartitionedCall", "StatefulPartitionedCall")
