@@ -11,13 +11,13 @@ import numpy as np
 
 from .. import errors
 from ..framework.registry import register_kernel
-from ..runtime.functions import instantiate
 from . import datasets
 
 
 def _lazy_function(ctx, attr):
     """A callable running the function in attr `attr` on the kernel's device,
     instantiated on first call (a kernel may be built and never run)."""
+    from ..runtime.functions import instantiate  # (the runtime builds kernels: it is loaded by then)
     fdef, device = ctx.attr(attr), ctx.device
     lock, holder = threading.Lock(), []
 
