@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from .. import errors
-from ..framework.registry import register_kernel
+from ..framework.registry import STEP, register_kernel
 from . import datasets
 
 
@@ -173,17 +173,19 @@ def _iterator(ctx):
     return lambda: _resource(ctx, name)
 
 
-@register_kernel("OneShotIterator", ("CPU",), inexpensive=True, host_only=True)
+@register_kernel("OneShotIterator", ("CPU",), kind=STEP, inexpensive=True, host_only=True)
 def _one_shot_iterator(ctx):
+    from ..runtime.functions import calls_from
     name = ctx.attr("shared_name") or ctx.name
     factory = _lazy_function(ctx, "dataset_factory")
     make_lock = threading.Lock()
 
-    def run():
+    def run(step):
         resource = _resource(ctx, name)
         with make_lock:  # the dataset is made once per resource (per session), on the first run
             if not resource.one_shot_made:
-                dataset = factory([])[0]
+                with calls_from(step):
+                    dataset = factory([])[0]
                 resource.make_iterator(dataset)
                 resource.one_shot_made = True
         return resource
@@ -197,13 +199,15 @@ def _make_iterator(ctx):
     return run
 
 
-@register_kernel("IteratorGetNext", ("CPU",), host_only=True)
+@register_kernel("IteratorGetNext", ("CPU",), kind=STEP, host_only=True)
 def _get_next(ctx):
+    from ..runtime.functions import calls_from
     node = ctx.name
     single = len(ctx.output_dtypes) == 1
 
-    def run(resource):
-        element = resource.get_next(node)
+    def run(step, resource):
+        with calls_from(step):  # the dataset's functions stop if this step is aborted
+            element = resource.get_next(node)
         return element[0] if single else tuple(element)
     return run
 

@@ -463,3 +463,18 @@ def test_contrib_data_is_tf_data():
         x = tf.contrib.data.Dataset.from_tensor_slices([1, 2]).make_one_shot_iterator().get_next()
         with tf.Session() as sess:
             assert drain(sess, x) == [1, 2]
+
+
+def test_a_map_function_waiting_on_a_queue_ends_with_the_step():
+    """The step's deadline reaches the function running inside get_next: the dequeue
+    in the map function is cancelled and the run fails with DeadlineExceededError."""
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(4, tf.int64, shapes=[[]])
+        x = tf.data.Dataset.range(3).map(lambda i: i + q.dequeue()).make_one_shot_iterator().get_next()
+        fill = q.enqueue(100)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(x, options=tf.RunOptions(timeout_in_ms=200))
+            sess.run(fill)
+            assert sess.run(q.size()) == 1  # the cancelled dequeue took nothing

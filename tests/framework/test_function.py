@@ -120,3 +120,19 @@ def test_functions_go_to_the_protobuf_library_and_come_back(tmp_path):
             tf.train.Saver().save(sess, str(tmp_path / "model"))
             tf.summary.FileWriter(str(tmp_path), sess.graph).close()
     assert (tmp_path / "model.meta").exists()
+
+
+def test_a_call_waiting_on_a_queue_ends_with_the_step():
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(2, tf.float32, shapes=[[]])
+
+        @Defun(tf.float32)
+        def add_next(v):
+            return v + q.dequeue()
+        y = add_next(tf.constant(1.0))
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(y, options=tf.RunOptions(timeout_in_ms=200))
+            sess.run(q.enqueue(2.0))
+            assert sess.run(y) == 3.0
