@@ -3,8 +3,9 @@ for them: exact element sequences, static structures and the end of each sequenc
 
 golden/ is written by
 
-    TF_USE_LEGACY_KERAS=1 /work/tfvenv/bin/python /work/shared/conformance/run.py --impl tf --write \
-        --cases tests/data/cases --golden tests/data/golden
+    TF_USE_LEGACY_KERAS=1 python tests/tf1_programs/programs.py --impl tf --write --set data
+
+with a Python environment where TensorFlow 2.21 is installed (never a dependency of graphrt).
 """
 import importlib.util
 import os
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import graphrt
-from tests.tf1_programs.test_tf1_programs import compare, flatten
+from tests.tf1_programs.programs import compare, flatten
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "cases")) if f.endswith(".py"))
