@@ -146,8 +146,7 @@ def test_map_function_is_a_graph_function_in_the_op():
         assert "Square" in [n.op for n in fdef.node]
         assert fdef.input_types == [tf.int64] and fdef.output_types == [tf.int64]
         # the function travels with the GraphDef (JSON) and comes back equal
-        from graphrt.framework.graph_def import GraphDef
-        gd = GraphDef.from_json(g.as_graph_def().to_json())
+        gd = type(g.as_graph_def()).from_json(g.as_graph_def().to_json())
         assert gd.node_by_name()[op.name].attrs["f"] == fdef
 
 

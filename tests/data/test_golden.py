@@ -1,8 +1,11 @@
 """tf.data programs compared with what TensorFlow 2.21 (tf.compat.v1, graph mode) gave
 for them: exact element sequences, static structures and the end of each sequence.
 
-cases/ and golden/ are the "data" set of tests/tf1_programs/programs.py, which also
-regenerates the goldens (`--impl tf --write --set data`).
+cases/ and golden/ are the "data" set of tests/tf1_programs/programs.py; golden/ is written by
+
+    TF_USE_LEGACY_KERAS=1 python tests/tf1_programs/programs.py --impl tf --write --set data
+
+with a Python environment where TensorFlow 2.21 is installed (never a dependency of graphrt).
 """
 import pytest
 

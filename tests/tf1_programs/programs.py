@@ -1,7 +1,7 @@
 """TF1-style programs with TensorFlow's outputs for them: loading, comparing, and
 regenerating the outputs.
 
-Two sets live here, each a directory with `cases/` (modules with
+The sets, each a directory with `cases/` (modules with
 `run(tf, np) -> dict`) and `golden/` (TensorFlow's outputs, one .npz per case):
 
 * `conformance/`: the conformance programs of the API contract (multi-device
