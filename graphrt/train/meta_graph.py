@@ -27,13 +27,11 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                       as_text=False, graph=None, export_scope=None, clear_devices=False,
                       clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
     """The MetaGraphDef of `graph` (default graph); also written to `filename` when given."""
-    from .. import __version__
     graph = graph or get_default_graph()
     meta = MetaGraphDef()
     if meta_info_def is not None:
         meta.meta_info_def.CopyFrom(meta_info_def)
-    if not meta.meta_info_def.tensorflow_version:
-        meta.meta_info_def.tensorflow_version = f"graphrt {__version__}"
+    # tensorflow_version stays empty: TensorFlow parses it as its own version number
     gd = graph_proto.as_graph_def(graph_def) if graph_def is not None else graph.as_graph_def(add_shapes=True)
     proto = graph_proto.to_proto(gd)
     if clear_devices:
