@@ -33,6 +33,8 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         meta.meta_info_def.CopyFrom(meta_info_def)
     # tensorflow_version stays empty: TensorFlow parses it as its own version number
     gd = graph_proto.as_graph_def(graph_def) if graph_def is not None else graph.as_graph_def(add_shapes=True)
+    if strip_default_attrs:
+        gd = _strip_default_attrs(gd)
     proto = graph_proto.to_proto(gd)
     if clear_devices:
         for node in proto.node:
@@ -49,6 +51,29 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
             f.write(data)
         os.replace(filename + ".tmp", filename)
     return meta
+
+
+def _strip_default_attrs(graph_def):
+    """A copy without the attrs equal to their op's default (importers fill them back in)."""
+    from ..framework.graph_def import GraphDef
+    from ..framework.registry import REQUIRED, registered_ops
+    ops = registered_ops()
+    nodes = []
+    for node in graph_def.node:
+        copy = node.copy()
+        defaults = ops[node.op].attrs if node.op in ops else {}
+        for key, default in defaults.items():
+            if default is not REQUIRED and key in copy.attrs and _same(copy.attrs[key], default):
+                del copy.attrs[key]
+        nodes.append(copy)
+    return GraphDef(nodes, graph_def.versions, graph_def.library)
+
+
+def _same(value, default):
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):  # arrays
+        return False
 
 
 def _add_collection(meta, key, values, export_scope):

@@ -149,3 +149,18 @@ def test_tensorflow_loaded_a_model_graphrt_saved_with_its_meta_graph(tmp_path):
             saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path / "committed")))
             got = sess.run(tf.get_collection("outputs")[0], {"x:0": [[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]]})
     np.testing.assert_allclose(got, tf_y, rtol=1e-6)
+
+
+def test_strip_default_attrs_drops_only_default_values():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2], name="x")
+        tf.matmul(x, x, transpose_b=True, name="mm")
+        tf.matmul(x, x, name="plain")
+        meta = tf.train.export_meta_graph(strip_default_attrs=True)
+    nodes = {n.name: n for n in meta.graph_def.node}
+    assert "transpose_a" not in nodes["plain"].attr and "transpose_b" not in nodes["plain"].attr
+    assert nodes["mm"].attr["transpose_b"].b is True and "transpose_a" not in nodes["mm"].attr
+    assert nodes["mm"].attr["T"].type == 1  # no default: kept
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta)
+        assert tf.get_default_graph().get_operation_by_name("plain").get_attr("transpose_b") is False
