@@ -251,6 +251,8 @@ def encode_attr(value):
         return {"list": [encode_attr(v) for v in value]}
     if value is None:
         return {"none": True}
+    if isinstance(value, FunctionDef):
+        return {"func": value.to_dict()}
     raise TypeError(f"cannot encode attr value of type {type(value).__name__}: {value!r}")
 
 
@@ -278,6 +280,8 @@ def decode_attr(d):
         return [decode_attr(x) for x in v]
     if kind == "none":
         return None
+    if kind == "func":
+        return FunctionDef.from_dict(v)
     raise ValueError(f"unknown attr kind {kind!r}")
 
 
@@ -315,6 +319,8 @@ def _format_attr(value):
         return value.name
     if isinstance(value, TensorShape):
         return value.short()
+    if isinstance(value, FunctionDef):
+        return f"func {value.name}"
     if isinstance(value, np.ndarray):
         if value.size <= 4:
             return f"{value.dtype}{list(value.shape)}{value.tolist()}"
@@ -507,3 +513,6 @@ def _topological_order(nodes, by_name):
         stuck = sorted(k for k, v in deps.items() if v > 0)[:5]
         raise ValueError(f"GraphDef has a cycle; nodes involved include {stuck}")
     return order
+
+
+from .function import FunctionDef  # noqa: E402 - function builds NodeDefs from this module

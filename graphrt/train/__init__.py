@@ -13,6 +13,9 @@ from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from tensorboard.compat.proto.saver_pb2 import SaverDef  # noqa: F401, E402
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,  # noqa: F401
                             global_step)
+from ..data_flow import (Coordinator, LooperThread, QueueRunner, add_queue_runner, batch, batch_join,  # noqa: F401
+                         input_producer, limit_epochs, match_filenames_once, queue_runner, range_input_producer, shuffle_batch,
+                         shuffle_batch_join, slice_input_producer, start_queue_runners, string_input_producer)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
