@@ -185,3 +185,17 @@ def test_a_tensorflow_graph_of_many_common_ops_gives_tensorflows_outputs():
             got = dict(zip(names, sess.run(fetches, {"x:0": io["x"]})))
     for n in names:
         np.testing.assert_allclose(got[n], io[n], rtol=1e-5, atol=1e-6, err_msg=n)
+
+
+def test_the_tf1_frozen_graph_loading_idiom_with_gfile(tmp_path):
+    with tf.gfile.GFile(LENET_PB, "rb") as f:
+        graph_def = tf.GraphDef()
+        graph_def.ParseFromString(f.read())
+    assert tf.io.gfile.exists(LENET_PB) and len(graph_def.node) == 41
+    path = tf.io.write_graph(graph_def, str(tmp_path / "copy"), "lenet.pbtxt")
+    assert tf.gfile.ListDirectory(str(tmp_path / "copy")) == ["lenet.pbtxt"]
+    assert text_format.Parse(tf.gfile.GFile(path).read(), tf.GraphDef()) == graph_def
+    with pytest.raises(tf.errors.NotFoundError, match="No such file"):
+        tf.gfile.GFile(str(tmp_path / "absent.pb"), "rb")
+    with pytest.raises(tf.errors.UnimplementedError, match="scheme 'gs' not implemented"):
+        tf.gfile.Exists("gs://bucket/model.pb")
