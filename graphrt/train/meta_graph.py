@@ -14,7 +14,7 @@ from google.protobuf import text_format
 from tensorboard.compat.proto import meta_graph_pb2, variable_pb2
 
 from .. import errors
-from ..framework import graph_proto
+from ..framework import graph_proto, op_def_proto
 from ..framework.graph import GraphKeys, Operation, Tensor, get_default_graph
 from ..ops import variables as variables_lib
 
@@ -33,8 +33,11 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         meta.meta_info_def.CopyFrom(meta_info_def)
     # tensorflow_version stays empty: TensorFlow parses it as its own version number
     gd = graph_proto.as_graph_def(graph_def) if graph_def is not None else graph.as_graph_def(add_shapes=True)
+    if not meta.meta_info_def.HasField("stripped_op_list"):
+        meta.meta_info_def.stripped_op_list.CopyFrom(op_def_proto.stripped_op_list(gd))
     if strip_default_attrs:
         gd = _strip_default_attrs(gd)
+        meta.meta_info_def.stripped_default_attrs = True
     proto = graph_proto.to_proto(gd)
     if clear_devices:
         for node in proto.node:

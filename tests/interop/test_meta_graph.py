@@ -53,7 +53,7 @@ def test_export_meta_graph_text_and_scope(tmp_path):
         tf.Variable(1.0, name="v")
         path = str(tmp_path / "g.meta")
         meta = tf.train.export_meta_graph(path, as_text=True)
-    assert open(path).read().startswith("graph_def {")
+    assert open(path).read().startswith("meta_info_def {\n  stripped_op_list {")
     with tf.Graph().as_default():
         tf.train.import_meta_graph(path, import_scope="copy")
         v, = tf.global_variables()
@@ -164,3 +164,20 @@ def test_strip_default_attrs_drops_only_default_values():
     with tf.Graph().as_default():
         tf.train.import_meta_graph(meta)
         assert tf.get_default_graph().get_operation_by_name("plain").get_attr("transpose_b") is False
+
+
+def test_meta_graph_lists_the_op_defs_it_uses():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2], name="x")
+        tf.split(tf.matmul(x, tf.Variable(np.eye(2, dtype=np.float32))), 2)
+        meta = tf.train.export_meta_graph()
+    ops = {op.name: op for op in meta.meta_info_def.stripped_op_list.op}
+    assert sorted(ops) == sorted({n.op for n in meta.graph_def.node})
+    matmul = ops["MatMul"]
+    assert [a.name for a in matmul.input_arg] == ["a", "b"] and matmul.input_arg[0].type_attr == "T"
+    attrs = {a.name: a for a in matmul.attr}
+    assert attrs["T"].type == "type" and attrs["transpose_a"].type == "bool"
+    assert attrs["transpose_a"].default_value.b is False
+    assert ops["Split"].input_arg[0].type == 3  # split_dim: DT_INT32
+    assert ops["Split"].output_arg[0].number_attr == "num_split"
+    assert ops["VariableV2"].is_stateful and ops["VariableV2"].output_arg[0].is_ref
