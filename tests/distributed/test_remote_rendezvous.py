@@ -183,14 +183,16 @@ def test_requests_for_a_cleaned_step_fail_instead_of_waiting(pair):
 
 def test_a_peer_that_stops_aborts_waiting_recvs_with_shutdown():
     other = Pair()
-    ends = other.ends(1)
-    done = Recorder()
-    ends.receiver.recv_async(ends.key("edge_stop"), done)
-    _wait_until(lambda: len(ends.sender.pending()) == 1)
-    other.workers[0].stop()
-    error = done.wait()[0]
-    assert isinstance(error, errors.AbortedError) and error.message == "Shutdown"
-    other.stop()
+    try:
+        ends = other.ends(1)
+        done = Recorder()
+        ends.receiver.recv_async(ends.key("edge_stop"), done)
+        _wait_until(lambda: len(ends.sender.pending()) == 1)
+        other.workers[0].stop()
+        error = done.wait()[0]
+        assert isinstance(error, errors.AbortedError) and error.message == "Shutdown"
+    finally:
+        other.stop()
 
 
 def test_a_peer_that_goes_away_fails_waiting_recvs_with_unavailable(monkeypatch):
