@@ -3,7 +3,7 @@ for them: exact element sequences, static structures and the end of each sequenc
 
 golden/ is written by
 
-    TF_USE_LEGACY_KERAS=1 /work/tfvenv/bin/python /work/shared/conformance/run.py --impl tf --write \
+    TF_USE_LEGACY_KERAS=1 <python with tensorflow 2.21> <the conformance runner>/run.py --impl tf --write \
         --cases tests/data/cases --golden tests/data/golden
 """
 import importlib.util
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import graphrt
-from tests.tf1_programs.test_tf1_programs import compare, flatten
+from tests.tf1_programs.programs import compare, flatten
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "cases")) if f.endswith(".py"))
