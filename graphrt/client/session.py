@@ -540,6 +540,8 @@ def _copy_graph_def(graph_def):
 
 def _deadline_error(step, rendezvous, timeout_ms):
     pending = rendezvous.pending() if rendezvous is not None else []
-    waiting = format_pending(pending) if pending else "  (no rendezvous keys pending: a kernel is still running)"
+    lines = [format_pending(pending)] if pending else []
+    lines += [f"  {w}" for w in step.waiting_on() if w]  # queue operations
+    waiting = "\n".join(lines) or "  (no rendezvous keys pending: a kernel is still running)"
     return errors.DeadlineExceededError(
         f"Timed out after {timeout_ms} ms waiting for step {step.step_id} to finish; still waiting:\n{waiting}")

@@ -77,7 +77,9 @@ def test_blocking_dequeue_ends_at_the_step_deadline_and_queue_stays_usable(graph
     many = q.dequeue_many(2)
     enq = q.enqueue(5.0)
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.DeadlineExceededError):
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"still waiting:\n  fifo_queue_Dequeue: dequeue of 1 from FIFOQueue "
+                                 r"'_\d+_fifo_queue' \(has 0, 0 in the queue\)"):
             sess.run(x, options=tf.RunOptions(timeout_in_ms=100))
         # a partly served dequeue_many that times out gives its element back
         sess.run(enq)
