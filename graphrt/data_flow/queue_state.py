@@ -289,11 +289,6 @@ class RandomShuffleQueueState(QueueState):
     def _restore(self, elements):
         self._elements.extend(elements)
 
-    def _insufficient(self, attempt):
-        return errors.OutOfRangeError(
-            f"{self.kind} '{self.name}' is closed and has insufficient elements (requested {attempt.n}, current "
-            f"size {self.size() + len(attempt.elements)})", node=attempt.node)
-
 
 class PaddingQueueState(QueueState):
     """A FIFO queue whose shapes may leave dimensions open; a batch pads each
