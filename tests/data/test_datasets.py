@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import graphrt as tf
-from graphrt.framework import graph_def as graph_def_lib
 
 
 def drain(sess, element, feed=None, limit=1000):
@@ -147,7 +146,7 @@ def test_map_function_is_a_graph_function_in_the_op():
         assert "Square" in [n.op for n in fdef.node]
         assert fdef.input_types == [tf.int64] and fdef.output_types == [tf.int64]
         # the function travels with the GraphDef (JSON) and comes back equal
-        gd = graph_def_lib.GraphDef.from_json(g.as_graph_def().to_json())  # tf.GraphDef is TF's proto now
+        gd = type(g.as_graph_def()).from_json(g.as_graph_def().to_json())
         assert gd.node_by_name()[op.name].attrs["f"] == fdef
 
 

@@ -3,8 +3,9 @@ for them: exact element sequences, static structures and the end of each sequenc
 
 golden/ is written by
 
-    TF_USE_LEGACY_KERAS=1 <python with tensorflow 2.21> <the conformance runner>/run.py --impl tf --write \
-        --cases tests/data/cases --golden tests/data/golden
+    TF_USE_LEGACY_KERAS=1 python tests/tf1_programs/programs.py --impl tf --write --set data
+
+with a Python environment where TensorFlow 2.21 is installed (never a dependency of graphrt).
 """
 import importlib.util
 import os
