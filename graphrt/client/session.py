@@ -350,6 +350,11 @@ class BaseSession:
         rendezvous = LocalRendezvous(step_id)
         step = Step(step_id, rendezvous, args, len(plan.fetch_tensors), len(plan.executors), stats)
         self._active_steps.add(step)
+        if self._closed:
+            # close() ran after run() checked: it may not have seen this step, which
+            # could then wait forever (a queue op). Checked after the add, so one sees the other.
+            self._active_steps.discard(step)
+            raise errors.CancelledError("Run call was cancelled: the session was closed.")
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         watch = WATCHDOG.watch(step, deadline, lambda: _deadline_error(step, rendezvous, timeout_ms)) \
             if deadline is not None else None
@@ -535,6 +540,8 @@ def _copy_graph_def(graph_def):
 
 def _deadline_error(step, rendezvous, timeout_ms):
     pending = rendezvous.pending() if rendezvous is not None else []
-    waiting = format_pending(pending) if pending else "  (no rendezvous keys pending: a kernel is still running)"
+    lines = [format_pending(pending)] if pending else []
+    lines += [f"  {w}" for w in step.waiting_on() if w]  # queue operations
+    waiting = "\n".join(lines) or "  (no rendezvous keys pending: a kernel is still running)"
     return errors.DeadlineExceededError(
         f"Timed out after {timeout_ms} ms waiting for step {step.step_id} to finish; still waiting:\n{waiting}")
