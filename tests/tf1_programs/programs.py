@@ -34,7 +34,8 @@ import traceback
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SETS = {"conformance": os.path.join(HERE, "conformance"), "programs": HERE}
+SETS = {"conformance": os.path.join(HERE, "conformance"), "programs": HERE,
+        "data": os.path.join(os.path.dirname(HERE), "data")}
 
 
 def case_names(which):

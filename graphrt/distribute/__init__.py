@@ -1,0 +1,18 @@
+"""`graphrt.distribute` (also `tf.distribute`): data parallelism built from Send/Recv.
+
+    collectives.py        all_reduce / reduce_scatter / all_gather / broadcast / reduce
+    ring.py, tree.py,     the algorithms, as ordinary ops placed per device
+    halving_doubling.py
+    replicas.py           input checks, chunking, op placement and names
+    accounting.py         bytes sent, messages, memory and time of a traced step
+    data_parallel.py      DataParallel: towers, mirrored variables, reduced gradients, ZeRO stages
+    bucketing.py          gradient buckets (fuse, all-reduce once, split back)
+    zero.py               which replica owns which variable's optimizer state
+"""
+from .accounting import bytes_sent, device_memory, messages_sent, step_time_micros, transfers
+from .data_parallel import DataParallel
+from .collectives import (ALGORITHMS, all_gather, all_reduce, broadcast, choose_algorithm, modelled_time,
+                          reduce, reduce_scatter)
+
+__all__ = ["ALGORITHMS", "DataParallel", "all_gather", "all_reduce", "broadcast", "bytes_sent", "choose_algorithm", "device_memory",
+           "messages_sent", "modelled_time", "reduce", "reduce_scatter", "step_time_micros", "transfers"]
