@@ -14,6 +14,15 @@ from graphrt.client import session as session_lib
 from .test_ops_for_tests import block_until_aborted, blocking_events
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_raises_keyboard_interrupt():
+    """Python's own SIGINT handler, even where the suite runs with SIGINT ignored
+    (a background job of a non-interactive shell inherits SIG_IGN)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture
 def rendezvous_log(monkeypatch):
     made = []
