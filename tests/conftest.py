@@ -53,6 +53,15 @@ def time_limit(request):
 
 
 @pytest.fixture
+def ctrl_c():
+    """Python's own SIGINT handler (KeyboardInterrupt) for a test that sends itself Ctrl-C, even
+    where the suite runs with SIGINT ignored (a background job of a non-interactive shell)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
 def graph():
     """A fresh Graph installed as the default, so tests never share state."""
     g = tf.Graph()

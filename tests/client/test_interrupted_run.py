@@ -14,15 +14,6 @@ from graphrt.client import session as session_lib
 from .test_ops_for_tests import block_until_aborted, blocking_events
 
 
-@pytest.fixture(autouse=True)
-def ctrl_c_raises_keyboard_interrupt():
-    """Python's own SIGINT handler, even where the suite runs with SIGINT ignored
-    (a background job of a non-interactive shell inherits SIG_IGN)."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
 @pytest.fixture
 def rendezvous_log(monkeypatch):
     made = []
@@ -66,7 +57,7 @@ def graph(block_on_cpu0):
 
 
 @pytest.mark.parametrize("block_on_cpu0", [False, True], ids=["waiting", "inside_a_kernel"])
-def test_an_interrupted_run_stops_every_partition_before_it_raises(block_on_cpu0, rendezvous_log):
+def test_an_interrupted_run_stops_every_partition_before_it_raises(block_on_cpu0, rendezvous_log, ctrl_c):
     g, x, total, ok = graph(block_on_cpu0)
     with tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
         assert sess.run(ok, {x: 2.0}) == 7.0
