@@ -70,7 +70,7 @@ from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, 
                             SimOptions)
 from .client.session import InteractiveSession, Session, get_default_session
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
-from . import contrib  # noqa: F401
+from . import contrib, distribute, memory_stats  # noqa: F401
 
 NoGradient = NO_GRADIENT
 mul, sub = multiply, subtract  # names from before TF 1.0 that old programs still use

@@ -322,7 +322,8 @@ class BaseSession:
 
     def _execute(self, plan, args, options, run_metadata):
         trace = options is not None and options.trace_level > 0
-        stats = StepStatsCollector() if trace and run_metadata is not None else None
+        stats = StepStatsCollector([ex.device for ex in plan.executors]) \
+            if trace and run_metadata is not None else None
         step_id = next(_step_ids)
         timeout_ms = (options.timeout_in_ms if options is not None and options.timeout_in_ms > 0
                       else self._config.operation_timeout_in_ms)

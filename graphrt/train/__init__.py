@@ -3,6 +3,7 @@ from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimize
                         Optimizer, RMSPropOptimizer)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
+from .loops import repeat  # noqa: F401
 from .saver import Saver, checkpoint_exists, latest_checkpoint  # noqa: F401
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,  # noqa: F401
                             global_step)
