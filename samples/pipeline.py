@@ -10,6 +10,7 @@ step against GPipe's (K-1)/(M+K-1), and writes that step as a Chrome trace
 track per device).
 
     python samples/pipeline.py [--micro-batches 8] [--schedule gpipe|1f1b] [--epochs 3] [--out out]
+                               [--kernel-bandwidth 4e6]
 """
 import argparse
 import os
@@ -37,6 +38,8 @@ def main():
     parser.add_argument("--schedule", default="gpipe", choices=["gpipe", "1f1b"])
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--out", default="out")
+    parser.add_argument("--kernel-bandwidth", type=float, default=SIM_OPTIONS["kernel_bandwidth"],
+                        help="modelled bytes/s a kernel reads (higher: faster, flatter staircase)")
     args = parser.parse_args()
     x_train, y_train, x_test, y_test = digits()
     x = tf.placeholder(tf.float32, [BATCH, 64], name="x")
@@ -55,7 +58,8 @@ def main():
             h = stage(h)
     accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(h, 1), y_test), tf.float32))
     print(pipe)
-    config = tf.ConfigProto(device_count={"SIM": K}, sim_options=SIM_OPTIONS)
+    config = tf.ConfigProto(device_count={"SIM": K},
+                            sim_options=dict(SIM_OPTIONS, kernel_bandwidth=args.kernel_bandwidth))
     with tf.Session(config=config) as sess:
         sess.run(tf.global_variables_initializer())
         rng = np.random.RandomState(0)
