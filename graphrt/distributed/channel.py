@@ -27,6 +27,11 @@ Connection state per peer comes from the socket's monitor:
 * `HANDSHAKE_FAILED_*` -> queued requests fail at once: a CURVE server
   rejected this client, or a security mechanism mismatch.
 
+A reply that cannot be decoded fails its call (if its id can be read) and
+the I/O thread goes on; whatever else goes wrong with one reply stays with
+it. Should the I/O thread die anyway, the pool marks itself failed: every
+waiting and every later call gets UnavailableError at once, never a hang.
+
 Sockets use IMMEDIATE (nothing is queued for a connection that does not
 exist, so a request can never reach a restarted worker late), LINGER 0,
 ZMTP heartbeats (a peer that vanishes without closing its connection is
@@ -38,7 +43,6 @@ import itertools
 import json
 import os
 import select
-import sys
 import threading
 import time
 
@@ -47,6 +51,7 @@ from zmq.utils.monitor import parse_monitor_message
 
 from .. import errors
 from . import wire
+from .log_limit import RateLimitedLog
 from .sockets import NOBLOCK, readable, recv_frames, send_frames
 
 CONNECT_TIMEOUT_S = 10.0
@@ -133,6 +138,8 @@ class ChannelPool:
         self._deadlines = []
         self._backlogged = 0
         self._closed = False
+        self.failure = None   # UnavailableError once the I/O thread died
+        self._log = RateLimitedLog(name)
         self._poll = select.poll()
         self._poll.register(self._wake_r, select.POLLIN)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -151,6 +158,8 @@ class ChannelPool:
             return call
         self._commands.append(("call", call))
         self._wake()
+        if self._closed:  # closed (or the I/O thread died) while we queued: nobody else will answer
+            self._drain_commands()
         return call
 
     def send_oneway(self, address, msg_type, fields=None, values=(), peer_name=None):
@@ -174,7 +183,8 @@ class ChannelPool:
         call = self.call(address, msg_type, fields, values, callback, timeout, peer_name)
         try:
             while not done.acquire(timeout=0.5):
-                pass
+                if not self._thread.is_alive():  # belt and braces: nobody is left to answer
+                    self.cancel(call, self._closed_error(call))
         except BaseException:
             self.cancel(call, errors.CancelledError(f"{msg_type} to {call.peer_name} was interrupted"))
             raise
@@ -241,8 +251,22 @@ class ChannelPool:
 
     def _finish_closed(self, call):
         if call.id and call.claim():
-            _deliver(call, errors.CancelledError(f"{call.msg_type} to {call.peer_name}: the channel is closed"),
-                     None)
+            _deliver(call, self._closed_error(call), None)
+
+    def _closed_error(self, call):
+        if self.failure is not None:
+            return errors.UnavailableError(f"{call.msg_type} to {call.peer_name} failed: {self.failure.message}")
+        return errors.CancelledError(f"{call.msg_type} to {call.peer_name}: the channel is closed")
+
+    def _drain_commands(self):
+        """Fails the calls queued for an I/O thread that is gone."""
+        while True:
+            try:
+                kind, call = self._commands.popleft()
+            except IndexError:
+                return
+            if kind == "call":
+                self._finish_closed(call)
 
     # -- I/O thread ----------------------------------------------------------------------
     def _wake(self):
@@ -287,10 +311,14 @@ class ChannelPool:
                         os.read(wake_r, 65536)
                     except BlockingIOError:
                         pass
-        except Exception:  # pragma: no cover - a bug here must be loud
+        except BaseException as e:  # noqa: BLE001 - a bug here must be loud, and must not leave waiters
             import traceback
             traceback.print_exc()
-            self._fail_everything(errors.InternalError(f"{self.name}: the I/O thread crashed"))
+            self.failure = errors.UnavailableError(f"{self.name}: the connection pool's I/O thread died "
+                                                   f"({type(e).__name__}: {e})")
+            self._closed = True
+            self._fail_everything(self.failure)
+            self._drain_commands()
         finally:
             self._shutdown_sockets()
 
@@ -470,15 +498,14 @@ class ChannelPool:
             frames = batch.pop()
             try:
                 message = wire.decode(frames, self._max_bytes, expect=_REPLY_ONLY)
-            except wire.WireError as e:
+            except Exception as e:  # noqa: BLE001 - wire.decode maps every failure to a WireError
+                text = e.message if isinstance(e, errors.OpError) else f"{type(e).__name__}: {e}"
                 request_id = _best_effort_id(frames)
                 call = peer.outstanding.pop(request_id, None) if request_id else None
                 if call is not None and call.claim():
-                    _deliver(call, errors.InternalError(f"Malformed reply from {peer.describe()}: {e.message}"),
-                             None)
+                    _deliver(call, errors.InternalError(f"Malformed reply from {peer.describe()}: {text}"), None)
                 else:
-                    print(f"graphrt: dropped a malformed reply from {peer.describe()}: {e.message}",
-                          file=sys.stderr)
+                    self._log(f"graphrt: dropped a malformed reply from {peer.describe()}: {text}")
                 continue
             del frames
             call = peer.outstanding.pop(message.id, None)

@@ -190,6 +190,7 @@ class Server:
         self._curve_secret_key = curve_secret_key
         self._curve_authorized = curve_authorized
         self._service = None
+        self.failure = None    # set if the serving loop died (join() then returns)
         self._stopped = threading.Event()
         self._lock = threading.Lock()
         if start:
@@ -228,8 +229,13 @@ class Server:
             self._service = WorkerService(self.cluster_spec, self.job_name, self.task_index, self.config,
                                           bind_address=self._bind_address,
                                           curve_secret_key=self._curve_secret_key,
-                                          curve_authorized=self._curve_authorized, port=self._port)
+                                          curve_authorized=self._curve_authorized, port=self._port,
+                                          on_fatal=self._service_died)
 
+    def _service_died(self, error):
+        """The worker's serving loop died: the server is stopped and `failure` says why."""
+        self.failure = error
+        self._stopped.set()
     def join(self, timeout=None):
         """Blocks until the server is stopped (by `stop()` or a signal handler)."""
         if timeout is None:
@@ -276,7 +282,7 @@ def create_local_cluster(num_workers, num_ps=0, protocol="zmq", worker_config=No
                 started.append(Server(spec, "worker", i, protocol=protocol, config=worker_config))
             for i in range(num_ps):
                 started.append(Server(spec, "ps", i, protocol=protocol, config=ps_config))
-        except zmq.ZMQError:
+        except (zmq.ZMQError, errors.UnavailableError):
             for server in started:
                 server.stop()
             if attempt == 2:

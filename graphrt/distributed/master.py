@@ -37,6 +37,7 @@ from .. import errors
 from ..client.session import Session
 from ..framework.device_spec import DeviceInfo, DeviceSpec
 from ..framework.graph_def import GraphDef
+from ..ops import py_func_registry
 from ..partition import partitioner, placer, subgraph, verifier
 from ..rendezvous import ParsedKey
 from ..rendezvous.remote import task_of
@@ -108,6 +109,7 @@ class MasterSession(Session):
         self._channels = None
         self._tasks = {}          # task prefix -> tcp endpoint
         self._stale = False
+        self._lost_graphs = False  # a worker no longer knows a graph handle: register again
         self._active = set()      # step ids running now
         self._run_options = threading.local()
         self._state_lock = threading.Lock()
@@ -176,7 +178,8 @@ class MasterSession(Session):
         old = {d.name: d.incarnation for d in self._devices}
         new = {d.name: d.incarnation for d in devices}
         with self._lock:
-            if old != new:
+            if old != new or self._lost_graphs:
+                self._lost_graphs = False
                 stale_plans = list(self._plans.values())
                 self._plans.clear()
                 self._devices = devices
@@ -213,6 +216,8 @@ class MasterSession(Session):
             raise errors.InternalError(f"No partition for the client task {self._client_task}")
         plan.task_graphs = {t: parts[t] for t in order}
         debug_info = {k: str(v) for k, v in client.debug_info.items()}
+        for t in order:  # this program registers these graphs itself: its py_funcs may run in its servers
+            py_func_registry.grant_graph(parts[t])
         requests = {t: ("RegisterGraph", {"graph_def": parts[t].to_dict(), "debug_info": debug_info}, ())
                     for t in order}
         replies = self._parallel(requests, self._register_timeout() / 1000.0)
@@ -313,6 +318,8 @@ class MasterSession(Session):
                 self._active.discard(step_id)
         if error is not None:
             self._stale = True
+            if any(c.error is not None and "Graph handle is not found" in str(c.error) for c in calls.values()):
+                self._lost_graphs = True
             raise error
         reply = calls[self._client_task].message
         got = reply.fields.get("recv_keys", [])

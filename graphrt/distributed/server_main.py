@@ -53,5 +53,9 @@ def main(args):
         for s, handler in previous.items():
             signal.signal(s, handler)
         server.stop()
+    if server.failure is not None:
+        # A live process that no longer serves is worse than a dead one: exit so a supervisor restarts it.
+        print(f"graphrt server: {server.task_name} failed: {server.failure.message}", file=sys.stderr, flush=True)
+        return 70
     print(f"graphrt server: {server.task_name} stopped", flush=True)
     return 0

@@ -47,17 +47,14 @@ import json
 import numpy as np
 
 from .. import errors
+from .wire_validation import (ALLOWED_DTYPES, DTYPES as _DTYPES, MAX_NDIMS, STRING, WireError,  # noqa: F401
+                              check_tensor_spec, guard_decode, short)
 
 PROTOCOL_VERSION = 1
-MAX_NDIMS = 32
 MAX_FRAMES = 1 + 65536
 MAX_PY_DEPTH = 32
 DEFAULT_MAX_MESSAGE_BYTES = 1 << 30
 REPLY = "Reply"
-
-
-class WireError(errors.InvalidArgumentError):
-    """A malformed or disallowed message."""
 
 
 class _Dead:
@@ -77,12 +74,6 @@ DEAD = _Dead()
 
 # -- dtypes ----------------------------------------------------------------------------
 
-_DTYPES = {name: np.dtype(name).newbyteorder("<") for name in (
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "complex64", "complex128")}
-_DTYPES["bool"] = np.dtype(np.bool_)
-STRING = "string"
-ALLOWED_DTYPES = frozenset(_DTYPES) | {STRING}
 _NAME_OF = {np.dtype(name): name for name in _DTYPES}
 _NAME_OF[np.dtype(np.bool_)] = "bool"
 
@@ -113,13 +104,14 @@ _U63 = 1 << 63
 class Message:
     """A decoded message: type, id, header fields and payload values."""
 
-    __slots__ = ("type", "id", "fields", "values")
+    __slots__ = ("type", "id", "fields", "values", "nbytes")
 
-    def __init__(self, type, id, fields, values):  # noqa: A002 - the wire's names
+    def __init__(self, type, id, fields, values, nbytes=0):  # noqa: A002 - the wire's names
         self.type = type
         self.id = id
         self.fields = fields
         self.values = values  # tensors view the received frames; nothing else holds them
+        self.nbytes = nbytes  # the message's size on the wire
 
     def get(self, name, default=None):
         return self.fields.get(name, default)
@@ -244,11 +236,12 @@ def encode_small_array(arr):
 
 # -- decoding ------------------------------------------------------------------------------
 
+@guard_decode
 def decode(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, expect=None):
     """Decodes and validates one message (frames as received, without envelope).
 
     `expect` restricts the message types accepted (e.g. only replies on a
-    client). Raises WireError on anything malformed.
+    client). Raises WireError on anything malformed, whatever the bytes.
     """
     n = len(frames)
     if n == 0:
@@ -281,8 +274,9 @@ def decode(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, expect=None):
         raise WireError(f"{msg_type}: 'tensors' must be a list")
     if len(specs) != n - 1:
         raise WireError(f"{msg_type}: header describes {len(specs)} tensors but {n - 1} payload frames follow")
-    values = [decode_value(spec, buffers[i + 1], i) for i, spec in enumerate(specs)] if specs else []
-    return Message(msg_type, request_id, fields, values)
+    values = [decode_value(spec, buffers[i + 1], i, max_message_bytes) for i, spec in enumerate(specs)] \
+        if specs else []
+    return Message(msg_type, request_id, fields, values, total)
 
 
 _NO_SPECS = []
@@ -387,8 +381,11 @@ def _check_error(where, value):
         raise WireError(f"{where}.derived must be a boolean")
 
 
-def decode_value(spec, buf, index=0):
-    """One payload value from its spec and frame buffer (zero-copy for tensors)."""
+def decode_value(spec, buf, index=0, limit=DEFAULT_MAX_MESSAGE_BYTES):
+    """One payload value from its spec and frame buffer (zero-copy for tensors).
+
+    The spec is checked (wire_validation) before numpy sees any of it.
+    """
     if type(spec) is not dict:
         raise WireError(f"tensor {index}: spec must be a JSON object")
     if "py" in spec:
@@ -399,27 +396,11 @@ def decode_value(spec, buf, index=0):
         if spec != {"dead": True} or buf.nbytes:
             raise WireError(f"tensor {index}: a dead value is {{\"dead\": true}} with an empty frame")
         return DEAD
-    for name in spec:
-        if name not in ("dtype", "shape", "scalar"):
-            raise WireError(f"tensor {index}: unknown field '{_short(name)}'")
-    name = spec.get("dtype")
-    if type(name) is not str or name not in ALLOWED_DTYPES:
-        raise WireError(f"tensor {index}: dtype {_short(repr(name))} is not allowed "
-                        f"(allowed: {sorted(ALLOWED_DTYPES)})")
-    shape = _check_shape(spec.get("shape"), index)
-    count = 1
-    for d in shape:
-        count *= d
-    scalar = spec.get("scalar", False)
-    if type(scalar) is not bool or (scalar and shape):
-        raise WireError(f"tensor {index}: 'scalar' must be a boolean and only set for shape []")
+    name, shape, count, scalar = check_tensor_spec(spec, buf.nbytes, limit, index)
     if name == STRING:
         arr = _decode_strings(buf, shape, count, index)
     else:
         dtype = _DTYPES[name]
-        expected = count * dtype.itemsize
-        if buf.nbytes != expected:
-            raise WireError(f"tensor {index}: {name}{shape} needs {expected} bytes, the frame has {buf.nbytes}")
         if count == 0:
             arr = np.empty(shape, dtype=dtype.newbyteorder("="))
             arr.flags.writeable = False
@@ -439,20 +420,8 @@ def decode_value(spec, buf, index=0):
 _LITTLE = np.little_endian
 
 
-def _check_shape(shape, index):
-    if type(shape) is not list or len(shape) > MAX_NDIMS:
-        raise WireError(f"tensor {index}: shape must be a list of at most {MAX_NDIMS} dimensions")
-    for d in shape:
-        if type(d) is not int or not 0 <= d < _U63:
-            raise WireError(f"tensor {index}: shape {_short(repr(shape))} has a bad dimension")
-    return shape
-
-
 def _decode_strings(buf, shape, count, index):
-    head = count * 8
-    if buf.nbytes < head:
-        raise WireError(f"tensor {index}: string tensor of {count} elements needs {head} bytes of lengths, "
-                        f"the frame has {buf.nbytes}")
+    head = count * 8  # check_tensor_spec made sure the frame holds the length table
     lengths = np.frombuffer(buf[:head], dtype="<u8") if count else np.zeros(0, "<u8")
     if int(lengths.sum(dtype=np.uint64)) != buf.nbytes - head or (count and int(lengths.max()) > buf.nbytes):
         raise WireError(f"tensor {index}: string lengths do not add up to the frame's {buf.nbytes - head} bytes")
@@ -503,6 +472,7 @@ def _decode_py(value, depth):
     raise WireError(f"Unknown host value tag {_short(repr(tag))}")
 
 
+@guard_decode
 def decode_small_array(spec):
     if type(spec) is not dict or type(spec.get("b64")) is not str:
         raise WireError("A small array must be an object with base64 data")
@@ -538,6 +508,4 @@ def error_from_wire(spec, prefix=""):
     return err
 
 
-def _short(text, limit=80):
-    text = str(text)
-    return text if len(text) <= limit else text[:limit] + "..."
+_short = short

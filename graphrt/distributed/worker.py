@@ -30,9 +30,12 @@ waiting, since ZMQ_FD is edge-triggered.
 * AbortStep(step_id, error): aborts the step's rendezvous and executors.
 
 A malformed message gets an InvalidArgumentError reply and the loop goes
-on. Nothing is unpickled.
+on; so does any other failure while handling one message (it is counted
+and answered with an error). Should the loop itself die, `on_fatal(error)`
+is called (the Server marks itself failed; `graphrt server` then exits
+non-zero, so a supervisor restarts it) rather than leaving a live process
+that no longer serves. Nothing is unpickled.
 """
-import collections
 import itertools
 import os
 import select
@@ -47,6 +50,7 @@ from .. import errors
 from ..client.config import ConfigProto
 from ..framework.device_spec import parse_full_name
 from ..framework.graph_def import GraphDef
+from ..ops import py_func_registry
 from ..partition import partitioner
 from ..rendezvous import RendezvousManager, format_pending, parse_key
 from ..rendezvous.remote import RemoteRendezvous
@@ -57,12 +61,15 @@ from ..runtime.step import Step
 from ..runtime.step_stats import StepStatsCollector
 from ..runtime.watchdog import WATCHDOG
 from . import wire
+from .log_limit import RateLimitedLog
 from .sockets import readable, recv_frames, send_frames
+from .step_table import GraphQuota, StepTable
 from .channel import ChannelPool
 from .cluster import ClusterSpec
 
 _DRAIN_TIMEOUT_S = 10.0
-_CLEANED_MEMORY = 100_000     # step ids remembered as cleaned up
+_MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or running at once
+_RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
 _SHUTDOWN_ANSWER_GRACE_S = 0.2  # how long a stopping worker lets peers read its Shutdown answers
 
@@ -112,7 +119,7 @@ class _Peers:
 
 class WorkerService:
     def __init__(self, cluster, job_name, task_index, config=None, bind_address="127.0.0.1",
-                 curve_secret_key=None, curve_authorized=None, port=None, devices=None):
+                 curve_secret_key=None, curve_authorized=None, port=None, devices=None, on_fatal=None):
         self.cluster = ClusterSpec(cluster)
         self.config = config or ConfigProto()
         self.job_name = job_name
@@ -131,14 +138,20 @@ class WorkerService:
                                     name=f"graphrt-peers{self.task}")
         peers = _Peers(self)
         self.rendezvous = RendezvousManager(lambda step_id: RemoteRendezvous(step_id, self.task, peers))
+        self.step_table = StepTable(self.rendezvous, self.task)
+        self.graph_quota = GraphQuota(self.task)
+        self._pool_requests = 0
         self._graphs = {}
         self._graph_ids = itertools.count(1)
         self._new_name = _worker_name_counter()
         self._steps = {}
-        self._cleaned = collections.OrderedDict()
         self._lock = threading.Lock()
         self._messages = 0
         self._bad_messages = 0
+        self._handler_failures = 0
+        self._on_fatal = on_fatal
+        self.failure = None     # why the serving loop died, if it did
+        self._log = RateLimitedLog(f"graphrt worker {self.task}")
         threads = max(4, 2 * len(self.devices))
         self._exec_runner = Runner(threads, name=f"graphrt-worker-exec{self.task}")
         self._rpc_runner = Runner(128, name=f"graphrt-worker-rpc{self.task}")
@@ -153,7 +166,9 @@ class WorkerService:
         try:
             self._router.setsockopt(zmq.LINGER, 0)
             self._router.setsockopt(zmq.SNDHWM, 0)
-            self._router.setsockopt(zmq.RCVHWM, 0)
+            # Bounded input per connection: a flooding peer is slowed down by TCP instead of making
+            # this process buffer everything it sends (ZeroMQ stops reading, it drops nothing).
+            self._router.setsockopt(zmq.RCVHWM, _RCVHWM)
             self._router.setsockopt(zmq.MAXMSGSIZE, self._max_bytes + (1 << 20))
             if self._curve is not None:
                 self._curve.start(self._ctx)
@@ -161,7 +176,10 @@ class WorkerService:
             if port is None:
                 port = self.cluster.task_address(job_name, self.task_index).rpartition(":")[2]
             self.endpoint = f"tcp://{bind_address}:{port}"
-            self._router.bind(self.endpoint)
+            try:
+                self._router.bind(self.endpoint)
+            except zmq.ZMQError as e:
+                raise _bind_error(self.task, self.endpoint, e) from None
         except Exception:
             self._close_sockets()
             self.channels.close()
@@ -194,7 +212,8 @@ class WorkerService:
                         batch.append(recv_frames(router))
                 if batch:
                     for frames in batch:
-                        self._dispatch(frames)
+                        self._dispatch_safely(frames)
+                    del frames
                     continue
                 # ZMQ_FD is edge-triggered: EVENTS was just checked, so a later arrival signals it again
                 # (and a thread that sends meanwhile checks EVENTS itself and wakes us through the pipe).
@@ -203,12 +222,19 @@ class WorkerService:
                         os.read(self._wake_r, 65536)
                     except BlockingIOError:
                         pass
-        except zmq.ZMQError as e:  # pragma: no cover - context terminated under us
-            if self._running:
-                print(f"graphrt worker {self.task}: socket loop stopped: {e}", file=sys.stderr)
+        except BaseException as e:  # noqa: BLE001 - the loop must not end silently while the process lives
+            if self._running and not self._stopping:
+                self.failure = errors.UnavailableError(
+                    f"The worker service of {self.task} stopped serving: {type(e).__name__}: {e}")
+                print(f"graphrt worker {self.task}: the serving loop died: {type(e).__name__}: {e}",
+                      file=sys.stderr)
         finally:
             with lock:
                 self._close_sockets()
+            if self.failure is not None:
+                self._running = False
+                if self._on_fatal is not None:
+                    self._on_fatal(self.failure)
 
     def _send(self, identity, frames):
         """Sends on the calling thread (any thread; the socket's lock serializes its users)."""
@@ -236,6 +262,22 @@ class WorkerService:
             frames = wire.encode_reply(request_id, _as_op_error(e))
         self._send(identity, frames)
 
+    def _dispatch_safely(self, frames):
+        """Handles one message; whatever goes wrong stays with that message."""
+        try:
+            self._dispatch(frames)
+        except Exception as e:  # noqa: BLE001 - a bug or a hostile message; the loop goes on
+            self._handler_failures += 1
+            self._log(f"graphrt worker {self.task}: failed to handle a message: {type(e).__name__}: "
+                      f"{wire.short(e, 200)}")
+            try:
+                identity = frames[0].bytes
+                from .channel import _best_effort_id
+                self._send(identity, wire.encode_reply(_best_effort_id(frames[1:]), errors.InternalError(
+                    f"{self.task} failed to handle the message: {type(e).__name__}")))
+            except Exception:  # noqa: BLE001 - nothing sensible to answer, or nobody to answer to
+                pass
+
     def _dispatch(self, frames):
         self._messages += 1
         if len(frames) < 2:
@@ -246,7 +288,7 @@ class WorkerService:
         identity = frames[0].bytes
         try:
             message = wire.decode(frames[1:], self._max_bytes, expect=wire.MESSAGE_TYPES)
-        except wire.WireError as e:
+        except errors.OpError as e:  # wire.decode maps every failure to a WireError
             self._bad_messages += 1
             from .channel import _best_effort_id
             self._send(identity, wire.encode_reply(_best_effort_id(frames[1:]), e))
@@ -258,11 +300,21 @@ class WorkerService:
 
     def _in_pool(self, handler):
         def run_in_pool(identity, message):
+            with self._lock:
+                if self._pool_requests >= _MAX_POOL_REQUESTS:
+                    raise errors.ResourceExhaustedError(
+                        f"{message.type}: {self.task} already has {self._pool_requests} RegisterGraph/RunGraph "
+                        f"requests queued or running")
+                self._pool_requests += 1
+
             def work():
                 try:
                     handler(identity, message)
                 except Exception as e:  # noqa: BLE001
                     self._reply(identity, message.id, _as_op_error(e))
+                finally:
+                    with self._lock:
+                        self._pool_requests -= 1
             self._rpc_runner(work)
         return run_in_pool
 
@@ -285,10 +337,13 @@ class WorkerService:
             graphs = len(self._graphs)
         return {"task": self.task, "pid": os.getpid(), "devices": self.device_attributes(),
                 "graphs": graphs, "running_steps": running, "rendezvous_steps": self.rendezvous.active_steps(),
-                "messages": self._messages, "bad_messages": self._bad_messages}
+                "messages": self._messages, "bad_messages": self._bad_messages,
+                "handler_failures": self._handler_failures, "step_table": self.step_table.stats(),
+                "graph_quota": self.graph_quota.stats()}
 
     def _register_graph(self, identity, message):
         graph_def = GraphDef.from_dict(message.fields["graph_def"])
+        py_func_registry.check_registered_graph(graph_def, self.task)
         debug_info = message.fields.get("debug_info") or {}
         placement = {}
         for node in graph_def.node:
@@ -314,13 +369,17 @@ class WorkerService:
                      for name in sorted(parts)]
         handle = f"{next(self._graph_ids):016x}"
         with self._lock:
+            for old in self.graph_quota.admit(handle, message.nbytes):
+                self._graphs.pop(old, None)  # a step running it keeps its executors until it ends
             self._graphs[handle] = _Registered(handle, executors, [parts[n] for n in sorted(parts)])
         self._reply(identity, message.id, fields={"result": {
             "graph_handle": handle, "partition_graphs": [parts[n].to_dict() for n in sorted(parts)]}})
 
     def _deregister_graph(self, identity, message):
         with self._lock:
-            self._graphs.pop(message.fields["graph_handle"], None)
+            graph = self._graphs.pop(message.fields["graph_handle"], None)
+        if graph is not None:
+            self.graph_quota.release(graph.handle)
         self._reply(identity, message.id)
 
     def _run_graph(self, identity, message):
@@ -328,7 +387,9 @@ class WorkerService:
         handle = fields["graph_handle"]
         graph = self._graphs.get(handle)
         if graph is None:
-            raise errors.AbortedError(f"Graph handle is not found: {handle}. Possibly, this worker just restarted.")
+            raise errors.AbortedError(f"Graph handle is not found: {handle}. Possibly, this worker just restarted "
+                                      f"(or evicted the graph to register others).")
+        self.graph_quota.touch(handle)
         step_id = fields["step_id"]
         send_keys = fields.get("send_keys", [])
         if len(send_keys) != len(message.values):
@@ -337,14 +398,12 @@ class WorkerService:
         sends = [parse_key(k) for k in send_keys]
         recv_keys = fields.get("recv_keys", [])
         recvs = [parse_key(k) for k in recv_keys]
-        if self._was_cleaned(step_id):
-            raise errors.AbortedError(f"Step {step_id} was already cleaned up on {self.task}")
-        rendezvous = self.rendezvous.find_or_create(step_id)
         stats = StepStatsCollector() if fields.get("trace") else None
-        step = Step(step_id, rendezvous, [], 0, len(graph.executors), stats)
         with self._lock:
             if step_id in self._steps:
                 raise errors.InvalidArgumentError(f"Step {step_id} is already running on {self.task}")
+            rendezvous = self.step_table.for_run(step_id)
+            step = Step(step_id, rendezvous, [], 0, len(graph.executors), stats)
             self._steps[step_id] = step
         watch = None
         try:
@@ -381,6 +440,7 @@ class WorkerService:
                 WATCHDOG.cancel(watch)
             with self._lock:
                 self._steps.pop(step_id, None)
+                self.step_table.release(step_id)
         # Replied only once the step is no longer running here (a status request that follows sees it).
         self._reply(identity, message.id, fields={"recv_keys": recv_keys, "result": result}, values=values)
 
@@ -404,8 +464,7 @@ class WorkerService:
                 f"{key.src_incarnation:016x} vs. {device.incarnation:016x}. Your worker job was probably "
                 f"restarted. Check your worker job for the reason why it was restarted.",
                 device=device.name, key=key.full_key)
-        if self._was_cleaned(step_id):
-            raise errors.AbortedError(f"Step {step_id} was already cleaned up on {self.task}", key=key.full_key)
+        rendezvous = self.step_table.for_recv(step_id, key.full_key)
         request_id = message.id
 
         def reply(error, value=None, is_dead=False):
@@ -428,7 +487,7 @@ class WorkerService:
             else:
                 reply(None, value, is_dead)
 
-        self.rendezvous.find_or_create(step_id).recv_local_async(key, done)
+        rendezvous.recv_local_async(key, done)
 
     def _copy_to_host(self, key, tensor, done):
         from ..runtime.device_transfer import device_copy_for
@@ -438,13 +497,10 @@ class WorkerService:
     def _cleanup_step(self, identity, message):
         step_id = message.fields["step_id"]
         with self._lock:
-            self._cleaned[step_id] = True
-            while len(self._cleaned) > _CLEANED_MEMORY:
-                self._cleaned.popitem(last=False)
             step = self._steps.get(step_id)
         if step is not None:
             step.abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
-        self.rendezvous.cleanup(step_id)
+        self.step_table.cleanup(step_id)
         self._reply(identity, message.id)
 
     def _abort_step(self, identity, message):
@@ -456,12 +512,9 @@ class WorkerService:
             step = self._steps.get(step_id)
         if step is not None:
             step.abort(error)
-        elif not self._was_cleaned(step_id):
-            self.rendezvous.find_or_create(step_id).start_abort(error)
+        else:
+            self.step_table.abort(step_id, error)
         self._reply(identity, message.id)
-
-    def _was_cleaned(self, step_id):
-        return step_id in self._cleaned
 
     # -- lifetime ---------------------------------------------------------------------------
     def stop(self):
@@ -516,6 +569,15 @@ class WorkerService:
 
     def __repr__(self):
         return f"<WorkerService {self.task} {self.endpoint}>"
+
+
+def _bind_error(task, endpoint, error):
+    """A graphrt error naming the address for a failed bind (zmq.ZMQError is not one)."""
+    import errno
+    if error.errno == errno.EADDRINUSE:
+        return errors.UnavailableError(f"Cannot start the server of {task}: address {endpoint} is already in use "
+                                       f"({error})")
+    return errors.InvalidArgumentError(f"Cannot start the server of {task} on {endpoint}: {error}")
 
 
 def _on_device(value):

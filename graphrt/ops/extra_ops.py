@@ -4,9 +4,7 @@ tensordot, einsum, segment reductions, unique, sort/argsort, identity_n,
 the check_ops asserts and py_func. Declarations and the Python API; kernels
 are in extra_kernels.py, gradients in extra_grad.py.
 """
-import itertools
 import string
-import weakref
 
 import numpy as np
 
@@ -17,7 +15,7 @@ from ..framework.graph import Tensor, get_default_graph, graph_of
 from ..framework.op_builder import apply_op, constant, convert_to_tensor, is_tensor_like
 from ..framework.registry import register_op
 from ..framework.tensor_shape import Dimension, TensorShape
-from . import array_ops, control_ops, math_ops, nn_ops, shape_fns
+from . import array_ops, control_ops, math_ops, nn_ops, py_func_registry, shape_fns
 
 FLOAT = dtypes.FLOATING
 INDEX = (dtypes.int32, dtypes.int64)
@@ -751,12 +749,7 @@ def assert_type(tensor, tf_type, message=None, name=None):
 
 # -- py_func -------------------------------------------------------------------------------------
 
-_PY_FUNCS = {}
-_PY_FUNC_IDS = itertools.count()
-
-
-def lookup_py_func(token):
-    return _PY_FUNCS.get(token)
+lookup_py_func = py_func_registry.lookup
 
 
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's argument name
@@ -770,9 +763,7 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's arg
     if not callable(func):
         raise TypeError(f"Expected func to be callable, got func of type {type(func)}")
     g = graph_of([v for v in inp if is_tensor_like(v)]) if inp else get_default_graph()
-    token = f"pyfunc_{next(_PY_FUNC_IDS)}"
-    _PY_FUNCS[token] = func
-    weakref.finalize(g, _PY_FUNCS.pop, token, None)
+    token = py_func_registry.register(func, g)
     is_list = isinstance(Tout, (list, tuple))
     tout = [dtypes.as_dtype(t).base_dtype for t in (Tout if is_list else [Tout])]
     op_type = "PyFunc" if stateful else "PyFuncStateless"

@@ -71,8 +71,16 @@ _AS_IS = frozenset({"VariableV2", "NoOp", "Shape", "Size", "Rank", "IsVariableIn
                     "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "Merge",
                     "RefMerge", "ControlTrigger"})
 _TRANSFER_OPS = ("_Send", "_Recv")
-# The step's call frame lives on the client CPU device only.
-_HOST_ONLY = frozenset({"_Arg", "_Retval"})
+# The step's call frame lives on the client CPU device only; ops added by
+# keep_on_host too.
+_HOST_ONLY = {"_Arg", "_Retval"}
+
+
+def keep_on_host(*op_types):
+    """Accelerators get no copy of these ops' host kernels: the ops hand host
+    objects around (tf.data datasets and iterators, function calls), so, as in
+    TF, they run on a CPU device even when an accelerator could take them."""
+    _HOST_ONLY.update(op_types)
 
 
 class StreamTensor(DeviceTensor):
@@ -154,7 +162,7 @@ def register_device_kernels(device_type, source_type="CPU"):
             if op not in sources and registry.get_kernel_def(op, "CPU") is not None:
                 sources[op] = registry.get_kernel_def(op, "CPU")
         for op, kdef in sources.items():
-            if op in _HOST_ONLY or (device_type, op) in _sources:
+            if op in _HOST_ONLY or kdef.host_only or (device_type, op) in _sources:
                 continue
             existing = registry.get_kernel_def(op, device_type)
             if existing is not None and existing is not kdef and source_type != device_type:

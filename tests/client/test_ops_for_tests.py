@@ -1,5 +1,9 @@
 """Ops that exist only for tests: a kernel that blocks until its step is
-aborted (to make a step hang on purpose) and one that always fails."""
+aborted (to make a step hang on purpose) and one that always fails.
+
+Tests synchronise with a blocking kernel through `blocking_events(name)`:
+events set when the node `name` starts blocking and when it returns."""
+import threading
 import time
 
 from graphrt import errors
@@ -15,11 +19,18 @@ if "TestBlockUntilAborted" not in registry.registered_ops():
 
     @registry.register_kernel("TestBlockUntilAborted", ("CPU",), kind=registry.STEP)
     def _block(ctx):
+        name = ctx.name
+
         def block(step, x):
-            deadline = time.monotonic() + 30  # a test bug must not hang the suite
-            while step.error is None and time.monotonic() < deadline:
-                time.sleep(0.005)
-            raise errors.mark_derived(errors.CancelledError("released by the step's abort"))
+            started, returned = _events(name)
+            started.set()
+            try:
+                deadline = time.monotonic() + 30  # a test bug must not hang the suite
+                while step.error is None and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                raise errors.mark_derived(errors.CancelledError("released by the step's abort"))
+            finally:
+                returned.set()
         return block
 
     @registry.register_kernel("TestFail", ("CPU",))
@@ -29,6 +40,22 @@ if "TestBlockUntilAborted" not in registry.registered_ops():
         def fail(x):
             raise errors.InvalidArgumentError(message)
         return fail
+
+
+_EVENTS = {}
+_EVENTS_LOCK = threading.Lock()
+
+
+def _events(name):
+    with _EVENTS_LOCK:
+        return _EVENTS.setdefault(name, (threading.Event(), threading.Event()))
+
+
+def blocking_events(name):
+    """Fresh (started, returned) events for the next run of the TestBlockUntilAborted node `name`."""
+    with _EVENTS_LOCK:
+        _EVENTS[name] = (threading.Event(), threading.Event())
+        return _EVENTS[name]
 
 
 def block_until_aborted(x, name=None):

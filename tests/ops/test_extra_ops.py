@@ -314,7 +314,7 @@ def test_py_func_errors(graph):
     value_error = tf.py_func(lambda a: (_ for _ in ()).throw(ValueError("bad input")), [p], tf.float32)
     other_error = tf.py_func(lambda a: {}["missing"], [p], tf.float32)
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="0-th value returned by pyfunc_\\d+ is double, "
+        with pytest.raises(tf.errors.InvalidArgumentError, match="0-th value returned by pyfunc_[0-9a-f]+ is double, "
                                                                  "but expects float") as info:
             sess.run(wrong_dtype)
         assert info.value.node == wrong_dtype.op.name

@@ -1,0 +1,42 @@
+"""A raw peer: a DEALER socket that sends hand-made frames to a worker and reads its replies."""
+import zmq
+
+from graphrt.distributed import wire
+
+
+class RawPeer:
+    def __init__(self, address):
+        self._ctx = zmq.Context()
+        self.sock = self._ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.connect(address if address.startswith("tcp://") else "tcp://" + address.split("://")[-1])
+
+    def send(self, frames):
+        self.sock.send_multipart(frames, copy=False)
+
+    def replies(self, quiet_ms=700, limit=None):
+        """Replies until none arrives for `quiet_ms` (or `limit` were read), decoded."""
+        out = []
+        while (limit is None or len(out) < limit) and self.sock.poll(quiet_ms):
+            out.append(wire.decode(self.sock.recv_multipart(), expect={wire.REPLY}))
+        return out
+
+    def ask(self, frames, timeout_ms=5000):
+        """Sends one request and returns the reply carrying its id."""
+        request_id = wire.decode(frames).id
+        self.send(frames)
+        while self.sock.poll(timeout_ms):
+            reply = wire.decode(self.sock.recv_multipart(), expect={wire.REPLY})
+            if reply.id == request_id:
+                return reply
+        raise AssertionError(f"no reply to request {request_id} within {timeout_ms} ms")
+
+    def close(self):
+        self.sock.close(0)
+        self._ctx.term()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,203 @@
+"""Item 1 and 2 of issue 9: no message silences a worker, no reply kills a client's pool.
+
+A spec declaring a zero-size tensor of an absurd shape used to make numpy raise a
+ValueError inside the decoder: the worker's serving thread ended (the process lived
+on, deaf), and the same bytes in a reply killed a client's I/O thread so that every
+later request hung. Now both sides answer such bytes with an error and go on.
+"""
+import json
+import threading
+
+import numpy as np
+import pytest
+import zmq
+
+import graphrt as tf
+from graphrt import errors
+from graphrt.distributed import wire
+from graphrt.distributed.channel import ChannelPool
+
+from .peer import RawPeer
+
+HUGE = [0, 2 ** 62, 2 ** 62]
+POISON_SPECS = [
+    {"dtype": "float32", "shape": HUGE},
+    {"dtype": "string", "shape": HUGE},
+    {"py": {"array": {"dtype": "float64", "shape": HUGE, "b64": ""}}},
+    {"py": {"list": [1, {"array": {"dtype": "string", "shape": HUGE, "b64": ""}}]}},
+    {"dtype": "int8", "shape": [0, 2 ** 63 - 1, 2 ** 63 - 1, 2 ** 63 - 1]},
+]
+
+
+def poison(msg_type, request_id, spec, fields=None):
+    header = {"v": 1, "type": msg_type, "id": request_id, "tensors": [spec]}
+    header.update(fields or {})
+    return [json.dumps(header).encode(), b""]
+
+
+@pytest.mark.parametrize("spec", POISON_SPECS, ids=["float", "string", "host-array", "nested-host", "int8"])
+def test_decoding_a_poison_spec_is_a_wire_error(spec):
+    with pytest.raises(wire.WireError) as raised:
+        wire.decode(poison("GetStatus", 1, spec))
+    assert "larger than the maximum message size" in raised.value.message
+
+
+def test_any_decoder_failure_is_a_wire_error(monkeypatch):
+    # A bug deep in the decoder (here: numpy failing) still reaches the caller as a WireError.
+    def broken(*args, **kwargs):
+        raise ValueError("numpy says no")
+    monkeypatch.setattr(wire.np, "frombuffer", broken)
+    frames = wire.encode("RunGraph", 3, {"graph_handle": "h", "step_id": 1}, [np.ones(2, np.float32)])
+    with pytest.raises(wire.WireError) as raised:
+        wire.decode([bytes(f) for f in frames])
+    assert "ValueError: numpy says no" in raised.value.message
+
+
+def test_a_worker_answers_poison_specs_and_keeps_serving(make_cluster):
+    cluster = make_cluster(2)
+    with RawPeer(cluster.target(0)) as peer:
+        requests = []
+        for i, spec in enumerate(POISON_SPECS):
+            requests.append(poison("GetStatus", 10 + i, spec))
+            requests.append(poison("RunGraph", 100 + i, spec, {"graph_handle": "h", "step_id": 5}))
+            requests.append(poison("RecvTensor", 200 + i, spec, {"step_id": 5, "key": "k"}))
+        for frames in requests:
+            peer.send(frames)
+        replies = peer.replies(limit=len(requests))
+        assert sorted(r.id for r in replies) == sorted(json.loads(f[0])["id"] for f in requests)
+        for reply in replies:
+            assert isinstance(reply.error, errors.InvalidArgumentError), reply
+            assert "larger than the maximum message size" in reply.error.message
+        status = peer.ask(wire.encode("GetStatus", 7)).fields["result"]
+        assert status["bad_messages"] >= len(requests)
+    assert cluster.procs[0].poll() is None
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:worker/task:1"):
+            y = tf.constant([1.0, 2.0]) * 3.0
+        with tf.device("/job:worker/task:0"):
+            z = y + 1.0
+    with tf.Session(cluster.target(0), graph=g) as sess:
+        np.testing.assert_allclose(sess.run(z), [4.0, 7.0])
+
+
+def test_a_failing_handler_is_answered_and_the_loop_goes_on(local_server):
+    service = local_server.service
+    real = service._dispatch
+    calls = []
+
+    def flaky(frames):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a bug in a handler")
+        return real(frames)
+
+    service._dispatch = flaky
+    with RawPeer(local_server.target) as peer:
+        reply = peer.ask(wire.encode("GetStatus", 5))
+        assert isinstance(reply.error, errors.InternalError) and "RuntimeError" in reply.error.message
+        status = peer.ask(wire.encode("GetStatus", 6)).fields["result"]
+    assert status["handler_failures"] == 1
+
+
+def test_a_dead_serving_loop_stops_the_server_instead_of_leaving_it_deaf():
+    server = tf.train.Server.create_local_server()
+    try:
+        def die(frames):
+            raise SystemExit("the loop itself fails")
+        server.service._dispatch_safely = die
+        with RawPeer(server.target) as peer:
+            peer.send(wire.encode("GetStatus", 5))
+            assert server.join(timeout=5.0)
+        assert isinstance(server.failure, errors.UnavailableError)
+        assert "stopped serving" in server.failure.message and server.task_name in server.failure.message
+    finally:
+        server.stop()
+
+
+# -- the client side ------------------------------------------------------------------------------
+
+class FakeWorker:
+    """A ROUTER that answers each request with `answer(header) -> frames` (on its own thread)."""
+
+    def __init__(self, answer):
+        self._ctx = zmq.Context()
+        self.sock = self._ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        port = self.sock.bind_to_random_port("tcp://127.0.0.1")
+        self.address = f"tcp://127.0.0.1:{port}"
+        self._answer = answer
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop.is_set():
+            if self.sock.poll(50):
+                identity, *frames = self.sock.recv_multipart()
+                self.sock.send_multipart([identity] + self._answer(json.loads(frames[0])))
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(5)
+        self.sock.close(0)
+        self._ctx.term()
+
+
+def test_a_poison_reply_fails_its_call_and_the_pool_keeps_working():
+    def answer(header):
+        if header["type"] == "GetStatus":
+            return poison(wire.REPLY, header["id"], POISON_SPECS[0], {"error": None})
+        return wire.encode_reply(header["id"], fields={"result": {"ok": True}})
+
+    worker = FakeWorker(answer)
+    pool = ChannelPool(name="test-pool")
+    try:
+        with pytest.raises(errors.InternalError) as raised:
+            pool.request(worker.address, "GetStatus", timeout=5)
+        assert "Malformed reply" in raised.value.message
+        for _ in range(3):
+            assert pool.request(worker.address, "ListDevices", timeout=5).fields["result"] == {"ok": True}
+        # a poison reply nobody waits for (id 0) is dropped, and the pool still works
+        pool.send_oneway(worker.address, "GetStatus")
+        assert pool.request(worker.address, "ListDevices", timeout=5).fields["result"] == {"ok": True}
+    finally:
+        pool.close()
+        worker.close()
+
+
+def test_a_pool_whose_io_thread_dies_fails_every_waiter_and_every_later_call():
+    release = threading.Event()
+
+    def answer(header):
+        release.wait(10)
+        return wire.encode_reply(header["id"])
+
+    worker = FakeWorker(answer)
+    pool = ChannelPool(name="test-pool")
+    try:
+        waiting = []
+        t = threading.Thread(target=lambda: waiting.append(_outcome(pool, worker.address)), daemon=True)
+        t.start()
+
+        def crash():
+            raise RuntimeError("a bug in the I/O thread")
+        pool._expire = crash   # the next deadline check kills the I/O thread
+        pool.call(worker.address, "GetStatus", timeout=0.01)
+        t.join(5)
+        assert not t.is_alive(), "a waiting request hung after the I/O thread died"
+        assert isinstance(waiting[0], errors.UnavailableError), waiting
+        assert "I/O thread died" in waiting[0].message
+        later = _outcome(pool, worker.address)
+        assert isinstance(later, errors.UnavailableError) and "I/O thread died" in later.message
+    finally:
+        release.set()
+        pool.close()
+        worker.close()
+
+
+def _outcome(pool, address):
+    try:
+        return pool.request(address, "GetStatus", timeout=5)
+    except errors.OpError as e:
+        return e
