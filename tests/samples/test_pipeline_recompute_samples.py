@@ -1,4 +1,4 @@
-"""samples/pipeline.py and samples/recompute.py run and print what they promise."""
+"""samples/pipeline.py, samples/recompute.py and samples/bucketing.py run and print what they promise."""
 import json
 import os
 import re
@@ -35,3 +35,12 @@ def test_recompute_sample_prints_lower_peaks_and_equal_gradients():
     for mode in ("sqrt", "recompute_grad"):
         peak, diff = re.search(rf"{mode}: +peak +(\d+) B.*difference ([\d.e+-]+)", out).groups()
         assert int(peak) * 2 < plain and float(diff) < 1e-5
+
+
+def test_bucketing_sample_pads_less_than_padding_to_the_maximum():
+    out = _run("bucketing.py", "--epochs", "1", "--examples", "256")
+    padding = {name.strip(): int(p) for name, p in re.findall(r"^(bucketed|padded to 64) +epoch 1 .*padding (\d+)%",
+                                                                out, re.M)}
+    assert set(padding) == {"bucketed", "padded to 64"}
+    assert padding["bucketed"] < padding["padded to 64"] / 2
+    assert "faster than padding every batch to 64" in out
