@@ -13,7 +13,9 @@ step's RunMetadata (transfers, step stats, allocator memory):
              and step time with one all-reduce per variable and with buckets;
              the time each device's copy stream was busy next to the
              textbook's (messages x L + bytes / B), and the latencies
-             bucketing saves, (V - buckets) x 2(N-1) x L.
+             bucketing saves, (V - buckets) x 2(N-1) x L, next to the step
+             time saved and the saving in the latencies' share of the step
+             (step time at L minus step time at L = 0).
   memory:    Adam over N SIM devices with gradient buffers: each device's
              model-state bytes (what stays allocated after a step: params,
              gradients, slots) per parameter, against 16, 8 + 8/N and 4 + 12/N.
@@ -141,6 +143,8 @@ def measure_buckets(repeats, n=4, layers=16, width=32, latency=200e-6, bandwidth
     for bucket_bytes in (0, 16 << 10, 1 << 20):
         dp, runs = _train_step(n, layers, width, dict(copy_latency=latency, d2d_bandwidth=bandwidth), repeats,
                                bucket_bytes=bucket_bytes)
+        _, unmodelled = _train_step(n, layers, width, dict(d2d_bandwidth=bandwidth), repeats, bucket_bytes=bucket_bytes)
+        step_at_0 = min(tf.distribute.step_time_micros(md) / 1e6 for md in unmodelled)
         ring = [t for t in tf.distribute.transfers(runs[0]) if "/ring/" in t.recv_node]
         per_device = len(ring) // n
         ring_bytes = sum(t.nbytes for t in ring) / n
@@ -149,6 +153,7 @@ def measure_buckets(repeats, n=4, layers=16, width=32, latency=200e-6, bandwidth
                      "expected_all_reduces": layers if bucket_bytes == 0 else math.ceil(4 * params / bucket_bytes),
                      "ring_messages_per_device": per_device,
                      "step_s_best": round(min(tf.distribute.step_time_micros(md) / 1e6 for md in runs), 5),
+                     "step_s_best_at_zero_latency": round(step_at_0, 5),
                      "copy_s_per_device": round(min(_copy_seconds_per_device(md) for md in runs), 5),
                      "copy_s_textbook": round(per_device * latency + ring_bytes / bandwidth, 5)})
     base = rows[0]
@@ -156,6 +161,8 @@ def measure_buckets(repeats, n=4, layers=16, width=32, latency=200e-6, bandwidth
         row["latency_saved_textbook_s"] = round((base["all_reduces"] - row["all_reduces"]) * 2 * (n - 1) * latency, 5)
         row["copy_s_saved"] = round(base["copy_s_per_device"] - row["copy_s_per_device"], 5)
         row["step_s_saved"] = round(base["step_s_best"] - row["step_s_best"], 5)
+        row["latency_share_saved_s"] = round((base["step_s_best"] - base["step_s_best_at_zero_latency"])
+                                             - (row["step_s_best"] - row["step_s_best_at_zero_latency"]), 5)
     return {"devices": n, "latency_s": latency, "bandwidth_Bps": bandwidth, "rows": rows}
 
 
