@@ -94,3 +94,17 @@ def test_chrome_trace_has_a_memory_counter_track(graph):
     names = {e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
     assert f"{SIM} Memory" in names
     assert np.all(np.diff([e["ts"] for e in sorted(counters, key=lambda e: e["ts"])]) >= 0)
+
+
+def test_the_protobuf_run_metadata_carries_each_kernels_allocator_bytes(graph):
+    from graphrt.client.run_metadata import to_proto
+    v, big = _graph()
+    with _session() as sess:
+        sess.run(v.initializer)
+        md = _traced(sess, big)
+    (dev,) = [d for d in to_proto(md).step_stats.dev_stats if d.device == SIM]
+    tile = [ns for ns in dev.node_stats if ns.node_name == "Tile" and
+            any(m.allocator_name == "sim:0" for m in ns.memory)]
+    assert tile
+    (used,) = [m for m in tile[0].memory if m.allocator_name == "sim:0"]
+    assert used.allocator_bytes_in_use >= 4096 + TILED
