@@ -16,10 +16,13 @@ from .framework import dtypes
 from .framework.device_spec import DeviceSpec
 from .framework.dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16, float32,  # noqa: A004
                                float32_ref, float64, float64_ref, half, int8, int16, int32, int32_ref, int64,
-                               int64_ref, resource, string, uint8, uint16, uint32, uint64)
+                               int64_ref, resource, string, uint8, uint16, uint32, uint64, variant)
 from .framework.graph import (Graph, GraphKeys, Operation, Tensor, get_default_graph,
                               reset_default_graph)
-from .framework.graph_def import GraphDef, NodeDef, import_graph_def
+from .framework.graph_def import import_graph_def
+from .framework.graph_proto import AttrValueProto as AttrValue, GraphDefProto as GraphDef, NodeDefProto as NodeDef
+from .framework.tensor_util import TensorProto, make_ndarray, make_tensor_proto
+from .framework import graph_util
 from .framework.op_builder import constant, convert_to_tensor, register_tensor_conversion_function
 from .framework.registry import NO_GRADIENT
 from .framework.tensor_shape import Dimension, TensorShape
@@ -61,7 +64,10 @@ from .ops.extra_ops import (argsort, assert_equal, assert_greater, assert_greate
 from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
+from .recompute import recompute_grad
 from .tensor_array import TensorArray
+from .data_flow import (FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader,
+                        WholeFileReader, count_up_to, matching_files, read_file, write_file)
 from .framework.indexed_slices import IndexedSlices
 from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
 from .rnn import reverse_sequence
@@ -69,7 +75,11 @@ from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, 
                             SimOptions)
 from .client.session import InteractiveSession, Session, get_default_session
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
-from . import contrib  # noqa: F401
+from . import contrib, distribute, memory_stats  # noqa: F401
+from . import summary  # noqa: F401 - registers the summary ops
+from . import gfile, io  # noqa: F401
+from . import data  # noqa: F401
+from . import image  # noqa: F401
 
 NoGradient = NO_GRADIENT
 mul, sub = multiply, subtract  # names from before TF 1.0 that old programs still use

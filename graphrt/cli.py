@@ -1,6 +1,6 @@
 """The `graphrt` command.
 
-    graphrt inspect GRAPH.json --devices CPU:3 [--format text|dot|svg] [-o FILE]
+    graphrt inspect GRAPH.pb|GRAPH.pbtxt|GRAPH.json --devices CPU:3 [--format text|dot|svg] [-o FILE]
     graphrt server --cluster cluster.json --job worker --task 0
 """
 import argparse
@@ -9,12 +9,11 @@ import sys
 
 def _inspect(args):
     from . import errors
-    from .framework.graph_def import GraphDef
+    from .framework.graph_proto import read_graph_def
     from .partition import inspect
     import graphrt  # noqa: F401 - registers the ops the GraphDef names
     try:
-        with open(args.graph) as f:
-            graph_def = GraphDef.from_json(f.read())
+        graph_def = read_graph_def(args.graph)
         view = inspect(graph_def, devices=args.devices, allow_soft_placement=args.allow_soft_placement)
         text = view.render(args.format)
     except (OSError, ValueError, RuntimeError, errors.OpError) as e:
@@ -39,7 +38,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="graphrt", description="graphrt command-line tools")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("inspect", help="place and partition an exported GraphDef and show the partitions")
-    p.add_argument("graph", help="GraphDef JSON (graph.as_graph_def().to_json() or tf.train.write_graph)")
+    p.add_argument("graph", help="a GraphDef: TensorFlow's binary .pb or text .pbtxt (tf.train.write_graph), "
+                   "or graphrt JSON")
     p.add_argument("--devices", default="CPU:1", help="device counts, e.g. CPU:3 or CPU:1,SIM:2")
     p.add_argument("--format", default="text", choices=("text", "dot", "svg"))
     p.add_argument("--allow-soft-placement", action="store_true")

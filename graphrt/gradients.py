@@ -43,8 +43,11 @@ def _as_tensor_list(values, as_ref=False):
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
-              aggregation_method=None, stop_gradients=None):
-    """Symbolic partial derivatives of sum(ys) with respect to each x in xs."""
+              aggregation_method=None, stop_gradients=None, checkpoints=None):
+    """Symbolic partial derivatives of sum(ys) with respect to each x in xs.
+
+    `checkpoints` ("sqrt", "collection" or a list of tensors) keeps only those
+    activations and recomputes the others in the backward pass (recompute/)."""
     ys = _as_tensor_list(ys)
     xs = _as_tensor_list(xs, as_ref=True)
     stop_tensors = _as_tensor_list(stop_gradients)
@@ -55,6 +58,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     g = graph_of(ys + xs)
+    if checkpoints is not None:
+        if stop_gradients:
+            raise ValueError("gradients: checkpoints and stop_gradients cannot be combined")
+        from .recompute import gradients_with_checkpoints
+        return gradients_with_checkpoints(ys, xs, grad_ys, checkpoints, name=name,
+                                          colocate_gradients_with_ops=colocate_gradients_with_ops,
+                                          aggregation_method=aggregation_method)
     with g.as_default(), g.name_scope(name):
         grad_ys = _default_grad_ys(ys, grad_ys)
         to_ops = [y.op for y in ys]

@@ -918,3 +918,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                name=name, _reuse=reuse, _scope=name)
     return layer.apply(inputs, training=training)
 
+
+
+from .depthwise.layers import (SeparableConv1D, SeparableConv2D, SeparableConvolution1D,  # noqa: E402,F401
+                               SeparableConvolution2D, separable_conv1d, separable_conv2d)

@@ -11,3 +11,4 @@ from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_bidir
                   static_rnn)
 from .candidate_sampling import (compute_accidental_hits, log_uniform_candidate_sampler, nce_loss,  # noqa: F401
                                  sampled_softmax_loss, uniform_candidate_sampler)
+from .depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv2d  # noqa: F401,E402

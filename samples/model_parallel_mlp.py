@@ -8,7 +8,9 @@ backward through _Send/_Recv pairs. Prints progress, then writes:
     out/partitions.txt   the per-device partitions and their transfers
     out/partitions.dot   the same as Graphviz DOT (dot -Tsvg out/partitions.dot)
     out/trace.json       one traced step as a Chrome trace (open in ui.perfetto.dev)
-    out/graph.json       the GraphDef (try: graphrt inspect out/graph.json --devices CPU:3)
+    out/graph.pbtxt      the GraphDef, TF text format (try: graphrt inspect out/graph.pbtxt --devices CPU:3)
+    out/train/           a TensorBoard logdir: loss and accuracy per epoch, weight histograms, the graph
+                         and the traced step's run metadata (tensorboard --logdir out/)
 
     python samples/model_parallel_mlp.py [--devices 3] [--epochs 15] [--out out]
 """
@@ -41,12 +43,16 @@ def build(num_devices, hidden=(256, 256), learning_rate=0.05, seed=0):
                 h = tf.matmul(h, w) + b
                 if i < len(sizes) - 2:
                     h = tf.nn.relu(h)
+                tf.summary.histogram("weights", w)
         with tf.device(f"/cpu:{num_devices - 1}"), tf.name_scope("loss"):
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
             accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(h, 1), y), tf.float32))
+        tf.summary.scalar("test_loss", loss)
+        tf.summary.scalar("test_accuracy", accuracy)
+        summaries = tf.summary.merge_all()
         step = tf.train.MomentumOptimizer(learning_rate, 0.9).minimize(loss, colocate_gradients_with_ops=True)
         init = tf.global_variables_initializer()
-    return g, dict(x=x, y=y, loss=loss, accuracy=accuracy, step=step, init=init)
+    return g, dict(x=x, y=y, loss=loss, accuracy=accuracy, step=step, init=init, summaries=summaries)
 
 
 def main(argv=None):
@@ -61,7 +67,8 @@ def main(argv=None):
     config = tf.ConfigProto(device_count={"CPU": args.devices})
     os.makedirs(args.out, exist_ok=True)
     rng = np.random.RandomState(1)
-    with tf.Session(graph=g, config=config) as sess:
+    with tf.Session(graph=g, config=config) as sess, \
+            tf.summary.FileWriter(os.path.join(args.out, "train"), sess.graph) as writer:
         print(f"devices: {', '.join(d.name for d in sess.list_devices())}")
         sess.run(m["init"])
         for epoch in range(1, args.epochs + 1):
@@ -74,26 +81,29 @@ def main(argv=None):
                 losses.append(loss)
             steps = len(losses)
             ms = (time.perf_counter() - t0) / steps * 1e3
-            acc = sess.run(m["accuracy"], {m["x"]: x_test, m["y"]: y_test})
+            acc, summary = sess.run([m["accuracy"], m["summaries"]], {m["x"]: x_test, m["y"]: y_test})
+            writer.add_summary(summary, global_step=epoch)
             print(f"epoch {epoch:2d}  loss {np.mean(losses):.4f}  test accuracy {acc:.3f}  {ms:.2f} ms/step")
         feed = {m["x"]: x_train[:args.batch], m["y"]: y_train[:args.batch]}
         traced = tf.RunMetadata()
         sess.run(m["step"], feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE,
                                                        output_partition_graphs=True), run_metadata=traced)
+        writer.add_run_metadata(traced, "traced_step", global_step=args.epochs)
         view = tf.partition.inspect(session=sess, fetches=m["step"], feeds=feed, run_metadata=traced)
         paths = {name: os.path.join(args.out, name) for name in
-                 ("partitions.txt", "partitions.dot", "trace.json", "graph.json")}
+                 ("partitions.txt", "partitions.dot", "trace.json", "graph.pbtxt")}
         with open(paths["partitions.txt"], "w") as f:
             f.write(view.text())
         with open(paths["partitions.dot"], "w") as f:
             f.write(view.dot())
         with open(paths["trace.json"], "w") as f:
             f.write(Timeline(traced.step_stats).generate_chrome_trace_format())
-        tf.train.write_graph(g, args.out, "graph.json")
+        tf.train.write_graph(g, args.out, "graph.pbtxt")
         sends = [sum(n.op == "_Send" for n in pg.node) for pg in traced.partition_graphs]
         print(f"{len(traced.partition_graphs)} partitions, {sum(sends)} _Send/_Recv pairs per step")
         for name, path in paths.items():
             print(f"wrote {path}")
+        print(f"wrote {writer.get_logdir()} (tensorboard --logdir {args.out})")
     return 0
 
 

@@ -85,8 +85,15 @@ def test_layer_objects_reuse_their_variables(graph):
     f2 = tf.layers.dense(x, 3, name="fc", reuse=True)
     assert f2.name == "fc_1/BiasAdd:0"
     assert len(tf.trainable_variables()) == 4
-    av, bv, f1v, f2v = run([a, b, f1, f2], {x: np.ones((2, 4), np.float32)})
-    np.testing.assert_allclose(f1v, f2v)
+    xv = RNG.randn(2, 4).astype(np.float32)
+    av, bv, f1v, f2v, (k, bias), (fk, fb) = run([a, b, f1, f2, layer.trainable_weights, tf.trainable_variables()[2:]],
+                                                {x: xv})
+    # Both calls of the layer use its one kernel and bias; both fc layers use fc's.
+    np.testing.assert_allclose(av, xv @ k + bias, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bv, (2.0 * xv) @ k + bias, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(f1v, xv @ fk + fb, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(f2v, f1v, rtol=1e-6)
+    assert np.abs(k).max() > 0  # glorot-initialized, so the checks above are not about zeros
     with pytest.raises(ValueError, match="Variable fc/kernel already exists"):
         tf.layers.dense(x, 3, name="fc")
     with pytest.raises(ValueError, match="Variable nothere/kernel does not exist"):

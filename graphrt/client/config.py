@@ -107,3 +107,11 @@ class RunMetadata(_Message):
     def _reset(self):
         object.__setattr__(self, "step_stats", StepStats())
         object.__setattr__(self, "partition_graphs", [])
+
+    def to_proto(self):
+        """TensorFlow's RunMetadata message (config.proto) with these step stats and partition graphs."""
+        from .run_metadata import to_proto
+        return to_proto(self)
+
+    def SerializeToString(self):  # noqa: N802 - the protobuf name
+        return self.to_proto().SerializeToString(deterministic=True)

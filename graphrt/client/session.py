@@ -34,6 +34,9 @@ from ..runtime.step_stats import StepStatsCollector
 from .config import ConfigProto
 
 _step_ids = itertools.count(1)
+# After an abort, executors stop within milliseconds; a kernel that ignores
+# the abort could keep a step alive, so the wait for them is bounded too.
+_DRAIN_TIMEOUT_S = 10.0
 
 
 # -- default session ----------------------------------------------------------------
@@ -321,7 +324,8 @@ class BaseSession:
 
     def _execute(self, plan, args, options, run_metadata):
         trace = options is not None and options.trace_level > 0
-        stats = StepStatsCollector() if trace and run_metadata is not None else None
+        stats = StepStatsCollector([ex.device for ex in plan.executors]) \
+            if trace and run_metadata is not None else None
         step_id = next(_step_ids)
         timeout_ms = (options.timeout_in_ms if options is not None and options.timeout_in_ms > 0
                       else self._config.operation_timeout_in_ms)
@@ -344,13 +348,25 @@ class BaseSession:
         rendezvous = LocalRendezvous(step_id)
         step = Step(step_id, rendezvous, args, len(plan.fetch_tensors), len(plan.executors), stats)
         self._active_steps.add(step)
+        if self._closed:
+            # close() ran after run() checked: it may not have seen this step, which
+            # could then wait forever (a queue op). Checked after the add, so one sees the other.
+            self._active_steps.discard(step)
+            raise errors.CancelledError("Run call was cancelled: the session was closed.")
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         try:
-            self._driver.run(step, [ex.start(step) for ex in plan.executors], deadline,
-                             lambda: _deadline_error(step, rendezvous, timeout_ms))
+            try:
+                self._driver.run(step, [ex.start(step) for ex in plan.executors], deadline,
+                                 lambda: _deadline_error(step, rendezvous, timeout_ms))
+            except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a signal handler that raises
+                # The caller gets the exception, but only once the step has stopped:
+                # nothing of it may run on (or hold the runner) after run() returns.
+                step.abort(errors.CancelledError(f"Step {step_id} was interrupted ({type(exc).__name__})"))
+                step.wait(_DRAIN_TIMEOUT_S)
+                raise
+        finally:
             if rendezvous.num_items():
                 rendezvous.start_abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
-        finally:
             self._active_steps.discard(step)
         return step
 
@@ -520,6 +536,8 @@ def _copy_graph_def(graph_def):
 
 def _deadline_error(step, rendezvous, timeout_ms):
     pending = rendezvous.pending() if rendezvous is not None else []
-    waiting = format_pending(pending) if pending else "  (no rendezvous keys pending: a kernel is still running)"
+    lines = [format_pending(pending)] if pending else []
+    lines += [f"  {w}" for w in step.waiting_on() if w]  # queue operations
+    waiting = "\n".join(lines) or "  (no rendezvous keys pending: a kernel is still running)"
     return errors.DeadlineExceededError(
         f"Timed out after {timeout_ms} ms waiting for step {step.step_id} to finish; still waiting:\n{waiting}")

@@ -26,7 +26,7 @@ import time
 from graphrt import errors
 
 from ._format import format_bytes
-from .allocator_stats import AllocatorStats
+from .allocator_stats import AllocatorStats, WatchedCounters
 
 MIN_ALLOCATION_SIZE = 256
 NUM_BINS = 21
@@ -69,7 +69,7 @@ class _Chunk:
         return self.alloc_id != _FREE
 
 
-class BFCAllocator:
+class BFCAllocator(WatchedCounters):
     """Best-fit-with-coalescing allocator over offsets [0, arena_size).
 
     Thread-safe. Offsets returned are multiples of 256.
@@ -162,6 +162,7 @@ class BFCAllocator:
                     f"Allocator ({self.name}): deallocate of offset {offset:#x}, which is {what}",
                     device=self.name)
             self._bytes_in_use -= chunk.size
+            self._requested_in_use -= chunk.requested
             chunk.alloc_id = _FREE
             chunk.requested = 0
             chunk = self._merge_with_free_neighbours(chunk)
@@ -186,6 +187,9 @@ class BFCAllocator:
         if chunk is None or not chunk.in_use:
             return False
         return allocation_id is None or chunk.alloc_id == allocation_id
+
+    def _watch_lock(self):
+        return self._cond
 
     def stats(self):
         """An AllocatorStats snapshot."""
@@ -267,9 +271,11 @@ class BFCAllocator:
         chunk.alloc_id = self._next_alloc_id
         self._next_alloc_id += 1
         chunk.requested = requested
+        self._requested_in_use += requested
         self._num_allocs += 1
         self._bytes_in_use += chunk.size
         self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
+        self._notify_watches(chunk.size)
         self._largest_alloc_size = max(self._largest_alloc_size, chunk.size)
 
     def _merge_with_free_neighbours(self, chunk):

@@ -13,10 +13,10 @@ import numpy as np
 from graphrt import errors
 
 from ._format import format_bytes
-from .allocator_stats import AllocatorStats
+from .allocator_stats import AllocatorStats, WatchedCounters
 
 
-class HeapAllocator:
+class HeapAllocator(WatchedCounters):
     """Allocates host buffers; handles are their addresses.
 
     Args:
@@ -55,8 +55,10 @@ class HeapAllocator:
             self._next_alloc_id += 1
             self._num_allocs += 1
             self._bytes_in_use += nbytes
+            self._requested_in_use += nbytes
             self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
             self._largest_alloc_size = max(self._largest_alloc_size, nbytes)
+            self._notify_watches(nbytes)
         return address
 
     def deallocate(self, address):
@@ -70,6 +72,7 @@ class HeapAllocator:
                     f"Allocator ({self.name}): deallocate of {address:#x}, which is not a live "
                     "allocation (double free or foreign pointer)", device=self.name)
             self._bytes_in_use -= entry[2]
+            self._requested_in_use -= entry[2]
 
     def buffer(self, address):
         """The uint8 numpy buffer behind a live address."""
@@ -89,6 +92,9 @@ class HeapAllocator:
     def is_live(self, address, allocation_id=None):
         entry = self._buffers.get(address)
         return entry is not None and (allocation_id is None or entry[1] == allocation_id)
+
+    def _watch_lock(self):
+        return self._lock
 
     def stats(self):
         with self._lock:

@@ -138,6 +138,9 @@ string = _BY_NAME["string"]
 # A handle to per-step state a kernel keeps (a TensorArray): a Python object
 # that never leaves its device, so ops taking it are colocated with its maker.
 resource = _BY_NAME["resource"] = DType("resource", np.dtype(object))
+# A host object a kernel hands to another (a tf.data dataset): like a resource it
+# never leaves its device, so its consumers are colocated with its producer.
+variant = _BY_NAME["variant"] = DType("variant", np.dtype(object))
 float32_ref, float64_ref, int32_ref, int64_ref = (
     _BY_NAME[n] for n in ("float32_ref", "float64_ref", "int32_ref", "int64_ref"))
 

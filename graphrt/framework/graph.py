@@ -38,6 +38,7 @@ class GraphKeys:
     LOSSES = "losses"
     REGULARIZATION_LOSSES = "regularization_losses"
     SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
     TRAIN_OP = "train_op"
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"
@@ -751,14 +752,21 @@ def _default_graph_context(graph):
 
 
 def graph_of(values, default=None):
-    """The graph shared by `values` (Tensors/Operations/objects with `.graph`); ValueError if mixed."""
+    """The graph shared by `values` (Tensors/Operations/objects with `.graph`); ValueError if mixed.
+
+    While a function body is being built (the default graph is a FuncGraph),
+    values of the graphs it is nested in belong to it too: it captures them."""
     graph = None
+    current = _default_stack.stack[-1] if _default_stack.stack else None
+    outer = getattr(current, "outer_graphs", ())
     for v in values:
         if hasattr(v, "_as_graph_element") and not isinstance(v, (Tensor, Operation)):
             v = v._as_graph_element()
         g = getattr(v, "graph", None) if isinstance(v, (Tensor, Operation)) else None
         if g is None:
             continue
+        if outer and g in outer:
+            g = current
         if graph is None:
             graph = g
         elif g is not graph:

@@ -1,11 +1,16 @@
-"""GraphDef and NodeDef: the serializable form of a graph, as JSON.
+"""GraphDef and NodeDef: the serializable form of a graph.
 
 The executors run GraphDefs (one per partition), the wire carries them,
 `RunMetadata.partition_graphs` returns them and `graphrt inspect` reads
-them. Attr values are tagged in JSON (`{"type": "float32"}`, `{"shape":
-[2, null]}`, `{"tensor": {...}}`) so export -> import -> export is exact.
-Tensors travel as base64 of their raw little-endian bytes; nothing is
-pickled.
+them. Attrs are plain Python values. Two encodings:
+
+- TensorFlow's protobuf (`SerializeToString`/`ParseFromString`, `to_proto()`;
+  see graph_proto.py): what `.pb`/`.pbtxt` files and TensorFlow use.
+- JSON (`to_json`/`from_json`), for the wire's JSON headers: attr values are
+  tagged (`{"type": "float32"}`, `{"shape": [2, null]}`, `{"tensor": {...}}`)
+  and tensors travel as base64 of their raw little-endian bytes.
+
+Both round-trip exactly; nothing is pickled.
 """
 import base64
 import json
@@ -152,9 +157,12 @@ class NodeDef:
 class GraphDef:
     """A list of NodeDefs. `to_json()` / `GraphDef.from_json()` round-trip exactly."""
 
-    def __init__(self, node=None, versions=None):
+    def __init__(self, node=None, versions=None, library=None):
         self.node = list(node or [])
         self.versions = dict(versions or {"producer": 1})
+        # TF's FunctionDefLibrary, serialized, kept only so a TF GraphDef re-serializes to the
+        # same bytes (graphrt runs no functions); None when the GraphDef had none.
+        self.library = library
 
     def to_dict(self):
         return {"format": FORMAT, "versions": self.versions, "node": [n.to_dict() for n in self.node]}
@@ -162,8 +170,19 @@ class GraphDef:
     def to_json(self, indent=None):
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
 
-    def SerializeToString(self):
-        return self.to_json().encode()
+    def SerializeToString(self, deterministic=True):
+        """TensorFlow's binary GraphDef (map entries sorted, so equal graphs give equal bytes)."""
+        return self.to_proto().SerializeToString(deterministic=deterministic)
+
+    def to_proto(self):
+        """This GraphDef as TensorFlow's `tf.GraphDef` protobuf message."""
+        from .graph_proto import to_proto
+        return to_proto(self)
+
+    @classmethod
+    def from_proto(cls, proto):
+        from .graph_proto import from_proto
+        return from_proto(proto)
 
     @classmethod
     def from_dict(cls, d):
@@ -186,7 +205,12 @@ class GraphDef:
             raise errors.InvalidArgumentError(f"GraphDef is not valid JSON: {e}") from None
         return cls.from_dict(data)
 
-    ParseFromString = None  # replaced below: TF spells parsing as a method on an empty GraphDef
+    def ParseFromString(self, data):
+        """Reads a serialized GraphDef (binary or text protobuf, or graphrt JSON) into self."""
+        from .graph_proto import as_graph_def
+        parsed = as_graph_def(bytes(data) if isinstance(data, (bytearray, memoryview)) else data)
+        self.node, self.versions, self.library = parsed.node, parsed.versions, parsed.library
+        return self
 
     def node_by_name(self):
         return {n.name: n for n in self.node}
@@ -202,15 +226,6 @@ class GraphDef:
 
     def __repr__(self):
         return f"<GraphDef with {len(self.node)} nodes>"
-
-
-def _parse_from_string(self, data):
-    parsed = GraphDef.from_json(data)
-    self.node, self.versions = parsed.node, parsed.versions
-    return self
-
-
-GraphDef.ParseFromString = _parse_from_string
 
 
 # -- attr encoding ------------------------------------------------------------
@@ -236,6 +251,8 @@ def encode_attr(value):
         return {"list": [encode_attr(v) for v in value]}
     if value is None:
         return {"none": True}
+    if isinstance(value, FunctionDef):
+        return {"func": value.to_dict()}
     raise TypeError(f"cannot encode attr value of type {type(value).__name__}: {value!r}")
 
 
@@ -263,6 +280,8 @@ def decode_attr(d):
         return [decode_attr(x) for x in v]
     if kind == "none":
         return None
+    if kind == "func":
+        return FunctionDef.from_dict(v)
     raise ValueError(f"unknown attr kind {kind!r}")
 
 
@@ -300,6 +319,8 @@ def _format_attr(value):
         return value.name
     if isinstance(value, TensorShape):
         return value.short()
+    if isinstance(value, FunctionDef):
+        return f"func {value.name}"
     if isinstance(value, np.ndarray):
         if value.size <= 4:
             return f"{value.dtype}{list(value.shape)}{value.tolist()}"
@@ -330,8 +351,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     """
     from . import graph as graph_lib
     from .. import errors
-    if isinstance(graph_def, (str, bytes)):
-        graph_def = GraphDef.from_json(graph_def)
+    from .graph_proto import as_graph_def
+    graph_def = as_graph_def(graph_def)
+    _check_ops_registered(graph_def)
     g = graph_lib.get_default_graph()
     input_map = {_canonical_input_name(k): v for k, v in (input_map or {}).items()}
     by_name = {n.name: n for n in graph_def.node}
@@ -342,17 +364,26 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     with g.name_scope(scope_name or None) as scope:
         prefix = scope
         created = {}
+        back_edges = []  # (Merge op, input index, NextIteration name, output index): a loop's back edge
         for node in order:
-            inputs = []
-            for inp in node.data_inputs():
+            inputs, pending = [], []
+            for i, inp in enumerate(node.data_inputs()):
                 src, _, idx = inp.partition(":")
                 key = f"{src}:{idx or 0}"
                 if key in input_map:
                     inputs.append(input_map[key])
                 elif src in created:
                     inputs.append(created[src].outputs[int(idx or 0)])
+                elif _is_back_edge(node, by_name.get(src)):
+                    inputs.append(None)
+                    pending.append((i, src, int(idx or 0)))
                 else:
                     raise ValueError(f"Node '{node.name}': input '{inp}' is not in the GraphDef")
+            if pending:  # wired to a forward input of the same type until the NextIteration exists
+                forward = next((t for t in inputs if t is not None), None)
+                if forward is None:
+                    raise ValueError(f"Node '{node.name}': a Merge needs one input from outside its loop")
+                inputs = [forward if t is None else t for t in inputs]
             controls = []
             for c in node.control_inputs():
                 if f"^{c}" in input_map:
@@ -372,6 +403,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
             except errors.NotFoundError as e:
                 raise ValueError(f"Node '{node.name}': {e}") from None
             created[node.name] = op
+            back_edges.extend((op, i, src, idx) for i, src, idx in pending)
+        for op, i, src, idx in back_edges:
+            op._update_input(i, created[src].outputs[idx])
+    _mark_names_used(g, [op.name for op in created.values()])
     missing = [k for k in input_map if not _names_output(created, k)]
     if missing:
         raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]")
@@ -389,6 +424,32 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
         else:
             raise ValueError(f"Requested return_element {el!r} not found in graph_def.")
     return out
+
+
+def _mark_names_used(g, names):
+    """Imported names and their scopes are taken, so a later `name_scope("save")` after
+    importing `save/...` opens `save_1` (as in TF) instead of colliding."""
+    for name in names:
+        parts = name.split("/")
+        for i in range(1, len(parts) + 1):
+            key = "/".join(parts[:i]).lower()
+            g._names_in_use[key] = max(g._names_in_use.get(key, 0), 1)
+
+
+def _check_ops_registered(graph_def):
+    """Every op the GraphDef uses must exist here; one error lists all that do not."""
+    from .. import errors
+    from .registry import registered_ops
+    known = registered_ops()
+    missing = {}
+    for n in graph_def.node:
+        if n.op not in known:
+            missing.setdefault(n.op, []).append(n.name)
+    if missing:
+        lines = ", ".join(f"'{op}' (used by {', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+                          for op, names in sorted(missing.items()))
+        raise errors.NotFoundError(f"Op type not registered {lines} in graphrt: the GraphDef uses "
+                                   f"{len(missing)} op type(s) graphrt does not implement")
 
 
 def _canonical_input_name(name):
@@ -416,6 +477,12 @@ class _null:
         return False
 
 
+def _is_back_edge(node, src):
+    """A while loop's NextIteration -> Merge edge: the one cycle a valid GraphDef has."""
+    return src is not None and node.op in ("Merge", "RefMerge") and src.op in ("NextIteration",
+                                                                                "RefNextIteration")
+
+
 def _topological_order(nodes, by_name):
     """Nodes with their inputs first; among ready nodes, the earliest in the GraphDef
     (as TF's importer), so a GraphDef already in topological order keeps its order."""
@@ -427,7 +494,7 @@ def _topological_order(nodes, by_name):
         srcs = set()
         for inp in n.input:
             src = inp[1:] if inp.startswith("^") else inp.partition(":")[0]
-            if src in by_name:
+            if src in by_name and not _is_back_edge(n, by_name[src]):
                 srcs.add(src)
         deps[n.name] = len(srcs)
         for s in srcs:
@@ -446,3 +513,6 @@ def _topological_order(nodes, by_name):
         stuck = sorted(k for k, v in deps.items() if v > 0)[:5]
         raise ValueError(f"GraphDef has a cycle; nodes involved include {stuck}")
     return order
+
+
+from .function import FunctionDef  # noqa: E402 - function builds NodeDefs from this module

@@ -195,9 +195,11 @@ SYNC, STEP, ASYNC = 0, 1, 2  # kernel kinds: fn(*inputs); fn(step, *inputs); fn(
 
 
 class KernelDef:
-    __slots__ = ("op_type", "device_type", "factory", "kind", "host_memory", "inexpensive", "fresh_outputs")
+    __slots__ = ("op_type", "device_type", "factory", "kind", "host_memory", "inexpensive", "fresh_outputs",
+                 "host_only")
 
-    def __init__(self, op_type, device_type, factory, kind, host_memory, inexpensive, fresh_outputs=False):
+    def __init__(self, op_type, device_type, factory, kind, host_memory, inexpensive, fresh_outputs=False,
+                 host_only=False):
         self.op_type = op_type
         self.device_type = device_type
         self.factory = factory
@@ -206,6 +208,8 @@ class KernelDef:
         self.inexpensive = inexpensive
         # every output is a new array nothing else references (not a view, not an input)
         self.fresh_outputs = fresh_outputs
+        # runs on the host CPU device only (files, image codecs): never copied to accelerators
+        self.host_only = host_only
 
     def __repr__(self):
         return f"<kernel {self.op_type} on {self.device_type}>"
@@ -215,7 +219,7 @@ _KERNELS = {}
 
 
 def register_kernel(op_type, device_types=("CPU",), kind=SYNC, host_memory=(), inexpensive=False,
-                    fresh_outputs=False):
+                    fresh_outputs=False, host_only=False):
     """Decorator: `factory(ctx) -> callable` for (op_type, each device type).
 
     `host_memory` names inputs/outputs that stay in host memory even on an
@@ -223,13 +227,17 @@ def register_kernel(op_type, device_types=("CPU",), kind=SYNC, host_memory=(), i
     `fresh_outputs` promises every output is a newly allocated array (never
     an input or a view), so a sole consumer may write into it in place (see
     KernelContext.forwardable).
+    `host_only` keeps the kernel off accelerator devices (which otherwise run
+    every CPU kernel): the op is placed on a CPU, as TF places file readers,
+    image codecs and queues.
     """
     if isinstance(device_types, str):
         device_types = (device_types,)
 
     def wrap(factory):
         for dt in device_types:
-            _KERNELS[(op_type, dt)] = KernelDef(op_type, dt, factory, kind, host_memory, inexpensive, fresh_outputs)
+            _KERNELS[(op_type, dt)] = KernelDef(op_type, dt, factory, kind, host_memory, inexpensive, fresh_outputs,
+                                                host_only)
         return factory
     return wrap
 
@@ -255,7 +263,7 @@ def kernel_defs(device_type):
 def copy_kernels(from_device, to_device, wrap=None, skip=()):
     """Registers every `from_device` kernel for `to_device` too (optionally wrapped)."""
     for (op, dt), kdef in list(_KERNELS.items()):
-        if dt != from_device or op in skip or (op, to_device) in _KERNELS:
+        if dt != from_device or op in skip or (op, to_device) in _KERNELS or kdef.host_only:
             continue
         factory = kdef.factory if wrap is None else wrap(kdef)
         _KERNELS[(op, to_device)] = KernelDef(op, to_device, factory, kdef.kind, kdef.host_memory,

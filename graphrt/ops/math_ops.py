@@ -5,7 +5,7 @@ in math_kernels.py, gradients in math_grad.py.
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.graph import Tensor, get_default_graph
+from ..framework.graph import Tensor, get_default_graph, graph_of
 from ..framework.op_builder import apply_op, convert_to_tensor, is_tensor_like
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
@@ -364,14 +364,16 @@ def _overload(op_name, fn, reverse=False):
     """TF's binary_op_wrapper: a name scope named after the Python operator
     ('add', 'mul', ...), the other operand converted to this tensor's dtype."""
     def forward(self, other):
-        g = self.graph  # TF builds in the operands' graph, whatever the default graph is
+        # TF builds in the operands' graph, whatever the default graph is (or in the
+        # function body being built, which captures them: graph_of)
+        g = graph_of([self, other])
         with g.as_default(), g.name_scope(op_name) as scope:
             if not is_tensor_like(other):
                 other = convert_to_tensor(other, dtype=self.dtype.base_dtype, name="y")
             return fn(self, other, name=scope)
 
     def backward(self, other):
-        g = self.graph
+        g = graph_of([self, other])
         with g.as_default(), g.name_scope(op_name) as scope:
             if not is_tensor_like(other):
                 other = convert_to_tensor(other, dtype=self.dtype.base_dtype, name="x")

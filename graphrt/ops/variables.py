@@ -20,7 +20,10 @@ class Variable:
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
                  import_scope=None, constraint=None, use_resource=None, synchronization=None, aggregation=None):
         if variable_def is not None:
-            raise ValueError("graphrt does not restore Variables from a VariableDef; create them with a value")
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if collections is None:
@@ -54,6 +57,37 @@ class Variable:
                     self._snapshot = array_ops.identity(self._variable, name="read")
         g.add_to_collections(collections, self)
         self._save_slice_info = None
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """A Variable over ops already in the graph (an imported MetaGraphDef's VariableDef)."""
+        g = get_default_graph()
+
+        def element(name):
+            return g.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._initial_value = element(variable_def.initial_value_name) if variable_def.initial_value_name else None
+        self._snapshot = element(variable_def.snapshot_name)
+        self._trainable = variable_def.trainable
+        self._constraint = None
+        self._save_slice_info = None
+
+    def to_proto(self, export_scope=None):
+        """This Variable as TF's VariableDef (names of its ops), for MetaGraphDef collections."""
+        from tensorboard.compat.proto import variable_pb2
+
+        def strip(name):
+            return name[len(export_scope) + 1:] if export_scope and name.startswith(export_scope + "/") else name
+
+        return variable_pb2.VariableDef(
+            variable_name=strip(self._variable.name), initializer_name=strip(self._initializer_op.name),
+            snapshot_name=strip(self._snapshot.name), trainable=self._trainable,
+            initial_value_name=strip(self._initial_value.name) if self._initial_value is not None else "")
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # -- identity ------------------------------------------------------------------
     @property

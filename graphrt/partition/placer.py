@@ -94,7 +94,7 @@ def place(graph_def, devices, allow_soft_placement=False, log_device_placement=F
         data_inputs = n.data_inputs()
         declared = op_def.input_dtypes(n.attrs) if _has_type_attrs(op_def, n.attrs) else []
         for pos, inp in enumerate(data_inputs):
-            if pos < len(declared) and (declared[pos].is_ref_dtype or declared[pos] == dtypes.resource):
+            if pos < len(declared) and (declared[pos].is_ref_dtype or declared[pos] in (dtypes.resource, dtypes.variant)):
                 src = inp.partition(":")[0]
                 if src in by_name:
                     dsu.union(("node", src), ("node", n.name))

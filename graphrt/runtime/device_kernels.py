@@ -58,7 +58,7 @@ from ..executor import COMPLETE, DeviceTensor, Event, is_dma_safe
 from ..framework import registry
 from ..framework.registry import ASYNC, STEP, SYNC
 from ..ops.state_ops import VariableState
-from . import step_stats
+from . import memory_stats, step_stats
 from .graph_executor import run_device_callback
 
 # Ops whose accelerator kernel is the host kernel, run as is on the executor's
@@ -154,7 +154,7 @@ def register_device_kernels(device_type, source_type="CPU"):
             if op not in sources and registry.get_kernel_def(op, "CPU") is not None:
                 sources[op] = registry.get_kernel_def(op, "CPU")
         for op, kdef in sources.items():
-            if op in _HOST_ONLY or (device_type, op) in _sources:
+            if op in _HOST_ONLY or kdef.host_only or (device_type, op) in _sources:
                 continue
             existing = registry.get_kernel_def(op, device_type)
             if existing is not None and existing is not kdef and source_type != device_type:
@@ -286,7 +286,9 @@ class DeviceKernel:
     def _compute(self, step, args, done, event):
         stats = step.stats
         if stats is not None:
-            start = time.time_ns()
+            # A modelled kernel time (sim) is spent before the kernel runs; the event starts with it.
+            start = getattr(self.stream, "launch_started_ns", None) or time.time_ns()
+            self.stream.launch_started_ns = None
         try:
             views, swaps = self._inputs(args)
             if self.shape_in is not None and self.out_itemsize:
@@ -419,7 +421,7 @@ class DeviceKernel:
                                          int(getattr(v, "nbytes", 0) or 0)) for k, v in enumerate(values)]
         stats.record(self.device_name, step_stats.NodeExecStats(
             self.name, self.op, start // 1000, end // 1000, threading.get_ident(), self.label, outputs,
-            stream=_role(self.stream)))
+            stream=_role(self.stream), memory=memory_stats.node_memory(self.executor)))
 
     def __repr__(self):
         return f"<DeviceKernel {self.name} = {self.op} on {self.device_name}>"

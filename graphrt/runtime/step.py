@@ -10,6 +10,11 @@ Kernels that talk to the rendezvous (`_Send`/`_Recv`) read `frame_iter`
 from the step they are given: (0, 0) at top level; inside a while loop the
 executor hands them a `FrameStep` carrying the frame id and iteration, so
 each iteration of a loop uses its own rendezvous keys.
+
+Kernels that wait on something other than the rendezvous (a queue's
+dequeue waiting for an element) register an abort callback: it is called
+once with the step's first error, so the wait ends when the step is
+cancelled, times out or fails elsewhere.
 """
 import threading
 
@@ -23,7 +28,7 @@ class Step:
     frame_iter = ROOT_FRAME_ITER  # kernels run at top level unless given a FrameStep
 
     __slots__ = ("step_id", "rendezvous", "args", "retvals", "stats", "_lock", "_remaining", "_done",
-                 "error", "executors", "cancelled", "blocking", "on_done", "__weakref__")
+                 "error", "executors", "cancelled", "_abort_callbacks", "blocking", "on_done", "__weakref__")
 
     def __init__(self, step_id, rendezvous, args, num_retvals, num_executors, stats=None):
         self.step_id = step_id
@@ -37,6 +42,7 @@ class Step:
         self.error = None
         self.executors = []
         self.cancelled = False
+        self._abort_callbacks = None
         self.blocking = {}    # id -> (node, device, since): kernels declared may_block running now
         self.on_done = None   # called once every executor finished (the step driver's cleanup)
 
@@ -50,7 +56,42 @@ class Step:
                 self.error = err  # a root cause beats an earlier consequence
         if first and self.rendezvous is not None:
             self.rendezvous.start_abort(err)
+        if first:
+            with self._lock:
+                callbacks, self._abort_callbacks = self._abort_callbacks, None
+            for fn, _ in (callbacks or {}).values():
+                fn(err)
         return first
+
+    def add_abort_callback(self, fn, what=None):
+        """Calls `fn(error)` once when the step fails or is aborted (at once if it
+        already has). `what` (a string, or a callable making one) says what is
+        waiting, for a deadline's message. Returns a token for
+        `remove_abort_callback`, or None if `fn` has already been called."""
+        with self._lock:
+            if self.error is None:
+                if self._abort_callbacks is None:
+                    self._abort_callbacks = {}
+                token = object()
+                self._abort_callbacks[token] = (fn, what)
+                return token
+            err = self.error
+        fn(err)
+        return None
+
+    def remove_abort_callback(self, token):
+        """Forgets a callback (the wait it guarded has ended); a no-op once it has run."""
+        if token is None:
+            return
+        with self._lock:
+            if self._abort_callbacks is not None:
+                self._abort_callbacks.pop(token, None)
+
+    def waiting_on(self):
+        """What the registered abort callbacks say is waiting (queue operations)."""
+        with self._lock:
+            whats = [what for _, what in (self._abort_callbacks or {}).values() if what is not None]
+        return [what() if callable(what) else what for what in whats]
 
     def executor_done(self, err=None):
         if err is not None:

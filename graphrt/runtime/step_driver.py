@@ -24,6 +24,10 @@ from .. import errors
 from .graph_executor import run_all
 
 ABANDON_GRACE_S = 0.25   # after the abort, how long partitions get to stop before they are abandoned
+# The calling thread waits for a step in slices: a signal (Ctrl-C) that arrives
+# just before a blocking wait begins has its handler run only once the wait
+# returns, so an unsliced wait could hold a KeyboardInterrupt until the step ends.
+_WAIT_SLICE_S = 0.2
 
 
 class StepDriver:
@@ -39,11 +43,11 @@ class StepDriver:
         was abandoned (its error says what still ran)."""
         if deadline is None:
             run_all(runs)
-            step.wait(None)
+            wait_for_step(step, None)
             return step
         self.runner(lambda: run_all(runs))
         try:
-            finished = step.wait(max(0.0, deadline - time.monotonic()))
+            finished = wait_for_step(step, deadline)
         except BaseException:  # KeyboardInterrupt: the partitions run elsewhere; stop them too
             step.abort(errors.CancelledError(f"Step {step.step_id} was interrupted"))
             raise
@@ -87,3 +91,16 @@ class StepDriver:
     def __repr__(self):
         return f"<StepDriver on {self.runner!r}: {self.abandoned} steps abandoned>"
 
+
+
+def wait_for_step(step, deadline):
+    """step.wait until `deadline` (time.monotonic, or None); on the main thread
+    in slices of _WAIT_SLICE_S, so that its signal handlers run meanwhile."""
+    if threading.current_thread() is not threading.main_thread():
+        return step.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    while True:
+        left = _WAIT_SLICE_S if deadline is None else min(_WAIT_SLICE_S, deadline - time.monotonic())
+        if left <= 0:
+            return step.done
+        if step.wait(left):
+            return True

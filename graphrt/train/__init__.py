@@ -3,21 +3,44 @@ from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimize
                         Optimizer, RMSPropOptimizer)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
-from .saver import Saver, checkpoint_exists, latest_checkpoint  # noqa: F401
+from .loops import repeat  # noqa: F401
+from .saver import Saver  # noqa: F401
+from . import checkpoint_ops  # noqa: F401 - registers SaveV2 / RestoreV2
+from .checkpoint_state import (checkpoint_exists, get_checkpoint_state, latest_checkpoint,  # noqa: F401
+                               update_checkpoint_state)
+from .checkpoint_reader import (NewCheckpointReader, list_variables, load_checkpoint,  # noqa: F401
+                                load_variable)
+from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
+from tensorboard.compat.proto.saver_pb2 import SaverDef  # noqa: F401, E402
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,  # noqa: F401
                             global_step)
+from ..data_flow import (Coordinator, LooperThread, QueueRunner, add_queue_runner, batch, batch_join,  # noqa: F401
+                         input_producer, limit_epochs, match_filenames_once, queue_runner, range_input_producer, shuffle_batch,
+                         shuffle_batch_join, slice_input_producer, start_queue_runners, string_input_producer)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
-    """Writes the graph as GraphDef JSON to logdir/name; returns the path."""
+    """Writes TensorFlow's GraphDef to logdir/name, in protobuf text format (`as_text`,
+    the `.pbtxt` TF writes) or binary (`.pb`); returns the path. Written atomically."""
     import os
+    from ..framework import graph_proto
     graph_def = graph_or_graph_def.as_graph_def() if hasattr(graph_or_graph_def, "as_graph_def") else \
         graph_or_graph_def
+    proto = graph_def if isinstance(graph_def, graph_proto.GraphDefProto) else \
+        graph_proto.to_proto(graph_proto.as_graph_def(graph_def))
+    data = graph_proto.to_text(proto).encode() if as_text else proto.SerializeToString(deterministic=True)
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
-    with open(path, "w") as f:
-        f.write(graph_def.to_json(indent=1 if as_text else None))
+    with open(path + ".tmp", "wb") as f:
+        f.write(data)
+    os.replace(path + ".tmp", path)
     return path
+
+
+def summary_iterator(path):
+    """The Event protobufs of a TensorBoard event file (see graphrt/summary/reader.py)."""
+    from ..summary.reader import summary_iterator as iterate
+    return iterate(path)
 
 
 def __getattr__(name):

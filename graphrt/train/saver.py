@@ -1,14 +1,16 @@
-"""`tf.train.Saver`: variables to and from a numpy archive (`<prefix>.npz`).
+"""`tf.train.Saver`: variables to and from TensorFlow's V2 checkpoint format.
 
-Values are fetched with a session run and written on the client; restoring
-feeds them into `Assign` ops built once with the Saver, so it works the
-same for local and distributed sessions. Files are written atomically and
-read with `allow_pickle=False`. A `checkpoint` state file in the directory
-lists recent checkpoints (TF's text format), so `latest_checkpoint` works.
+`save` fetches the values with a session run and writes `<prefix>.index` +
+`<prefix>.data-00000-of-00001` on the client (checkpoint_bundle.py: the
+bytes TensorFlow's own Saver writes for the same tensors), then the
+`checkpoint` state file, and a `<prefix>.meta` MetaGraphDef. `restore`
+reads a V2 checkpoint (TF's or ours) or graphrt's older `<prefix>.npz`,
+checks every tensor's dtype, shape and checksum, and feeds the values into
+`Assign` ops built once with the Saver, so it works the same for local and
+distributed sessions. Nothing is unpickled.
 """
+import glob
 import os
-import re
-import tempfile
 
 import numpy as np
 
@@ -16,8 +18,9 @@ from .. import errors
 from ..framework.graph import GraphKeys, get_default_graph
 from ..ops import array_ops, control_ops, state_ops
 from ..ops import variables as variables_lib
-
-_STATE_FILE = "checkpoint"
+from . import checkpoint_bundle, checkpoint_state
+from .checkpoint_reader import CheckpointReader
+from .checkpoint_state import checkpoint_exists, get_checkpoint_state, latest_checkpoint  # noqa: F401
 
 
 class Saver:
@@ -25,6 +28,18 @@ class Saver:
                  keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False, saver_def=None,
                  builder=None, defer_build=False, allow_empty=False, write_version=None, pad_step_number=False,
                  save_relative_paths=False, filename=None):
+        self._max_to_keep = max_to_keep
+        self._last = []
+        self._pad = pad_step_number
+        self._sharded = sharded
+        self._reshape = reshape
+        self._graph = get_default_graph()
+        self._saver_def = saver_def if saver_def is not None and saver_def.filename_tensor_name else None
+        if self._saver_def is not None:
+            # TF's Saver(saver_def=...): save and restore run the graph's own SaveV2/RestoreV2 ops
+            # (an imported TensorFlow MetaGraphDef has them), fed the checkpoint prefix.
+            self._vars, self._placeholders, self._restore_op = {}, {}, None
+            return
         if var_list is None:
             var_list = variables_lib.global_variables()
         if isinstance(var_list, dict):
@@ -39,11 +54,7 @@ class Saver:
         if not named and not allow_empty:
             raise ValueError("No variables to save")
         self._vars = named
-        self._max_to_keep = max_to_keep
-        self._last = []
-        self._pad = pad_step_number
-        g = get_default_graph()
-        self._graph = g
+        g = self._graph
         self._placeholders = {}
         assigns = []
         with g.name_scope(name or "save"):
@@ -51,7 +62,7 @@ class Saver:
                 ph = array_ops.placeholder(var.dtype.base_dtype, var.shape, name=f"restore_{i}")
                 self._placeholders[key] = ph
                 with g.colocate_with(var):
-                    assigns.append(state_ops.assign(var, ph, validate_shape=not reshape).op)
+                    assigns.append(state_ops.assign(var, ph).op)
             self._restore_op = control_ops.group(*assigns, name="restore_all") if assigns else None
         g.add_to_collection(GraphKeys.SAVERS, self)
 
@@ -64,7 +75,7 @@ class Saver:
 
     def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
              write_meta_graph=True, write_state=True, strip_default_attrs=False, save_debug_info=False):
-        """Writes `<save_path>[-<step>].npz`; returns the checkpoint prefix."""
+        """Writes the V2 checkpoint `<save_path>[-<step>]`; returns that prefix."""
         if global_step is not None:
             step = global_step if isinstance(global_step, (int, np.integer)) else int(sess.run(global_step))
             prefix = f"{save_path}-{step:08d}" if self._pad else f"{save_path}-{step}"
@@ -72,67 +83,96 @@ class Saver:
             prefix = save_path
         directory = os.path.dirname(os.path.abspath(prefix))
         if not os.path.isdir(directory):
-            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        values = sess.run(self._vars) if self._vars else {}
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-ckpt-")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, **{k: np.asarray(v) for k, v in values.items()})
-            os.replace(tmp, prefix + ".npz")
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+            if not os.path.isdir(os.path.dirname(directory)):  # TF's bundle writer makes one level only
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            os.makedirs(directory, exist_ok=True)
+        if self._saver_def is not None:
+            sess.run(self._saver_def.save_tensor_name, {self._saver_def.filename_tensor_name: prefix})
+        else:
+            values = sess.run(self._vars) if self._vars else {}
+            shard_of, num_shards = self._shards()
+            checkpoint_bundle.write_bundle(prefix, {k: np.asarray(v) for k, v in values.items()}, shard_of,
+                                           num_shards)
+        if write_meta_graph:
+            from .meta_graph import export_meta_graph
+            # A SaverDef is written only when it names SaveV2/RestoreV2 ops (one TensorFlow built). Without
+            # one, TensorFlow's import_meta_graph builds a Saver over the VariableDefs, so it loads ours too.
+            export_meta_graph(f"{prefix}.{meta_graph_suffix}", graph=self._graph, saver_def=self._saver_def,
+                              strip_default_attrs=strip_default_attrs)
         if prefix in self._last:
             self._last.remove(prefix)
         self._last.append(prefix)
         while self._max_to_keep and len(self._last) > self._max_to_keep:
-            old = self._last.pop(0)
-            if os.path.exists(old + ".npz"):
-                os.unlink(old + ".npz")
+            _delete_checkpoint_files(self._last.pop(0), meta_graph_suffix)
         if write_state:
-            _write_state(directory, prefix, self._last, latest_filename or _STATE_FILE)
+            checkpoint_state.update_checkpoint_state(directory, prefix, self._last,
+                                                     latest_filename=latest_filename)
         return prefix
 
+    def _shards(self):
+        """TF's sharded save: one data file per device holding variables, devices in sorted order."""
+        if not self._sharded:
+            return None, 1
+        devices = sorted({_canonical_device(v.device) for v in self._vars.values()})
+        shard = {d: i for i, d in enumerate(devices)}
+        return {k: shard[_canonical_device(v.device)] for k, v in self._vars.items()}, max(1, len(devices))
+
+    @property
+    def saver_def(self):
+        """A SaverDef (TF's saver.proto) naming this Saver's restore op; version V2."""
+        from tensorboard.compat.proto import saver_pb2
+        if self._saver_def is not None:
+            return self._saver_def
+        return saver_pb2.SaverDef(restore_op_name=self._restore_op.name if self._restore_op is not None else "",
+                                  max_to_keep=self._max_to_keep or 0, sharded=self._sharded,
+                                  version=saver_pb2.SaverDef.V2)
+
+    def as_saver_def(self):
+        return self.saver_def
+
     def restore(self, sess, save_path):
+        """Restores every variable of this Saver from the checkpoint at `save_path`."""
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
-        path = save_path if save_path.endswith(".npz") else save_path + ".npz"
-        if not os.path.exists(path):
+        if not (os.path.exists(save_path + ".index") or os.path.exists(save_path + ".npz")
+                or (save_path.endswith(".npz") and os.path.exists(save_path))):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        if self._saver_def is not None:
+            sess.run(self._saver_def.restore_op_name, {self._saver_def.filename_tensor_name: save_path})
+            return
         if self._restore_op is None:
             return
-        with np.load(path, allow_pickle=False) as archive:
-            missing = [k for k in self._placeholders if k not in archive.files]
-            if missing:
-                raise errors.NotFoundError(f"Key {missing[0]} not found in checkpoint {save_path}")
-            feed = {ph: archive[k] for k, ph in self._placeholders.items()}
+        reader = CheckpointReader(save_path[:-4] if save_path.endswith(".npz") else save_path)
+        feed = {}
+        for key, ph in self._placeholders.items():
+            if not reader.has_tensor(key):
+                raise errors.NotFoundError(f"Key {key} not found in checkpoint {save_path}")
+            value = reader.get_tensor(key)
+            want = ph.dtype.base_dtype
+            if value.dtype != want.np and not (want.name == "string" and value.dtype.kind == "O"):
+                raise errors.InvalidArgumentError(
+                    f"tensor_name = {key}; expected dtype {want.name} does not equal original dtype "
+                    f"{value.dtype} in checkpoint {save_path}")
+            if self._reshape and ph.shape.is_fully_defined() and value.size == ph.shape.num_elements():
+                value = value.reshape(ph.shape.as_list())  # TF's reshape=True: same elements, another shape
+            if not ph.shape.is_compatible_with(value.shape):
+                raise errors.InvalidArgumentError(
+                    f"Restoring {key} from checkpoint {save_path}: the checkpoint has shape "
+                    f"{list(value.shape)} but the variable has shape {ph.shape.as_list()}")
+            feed[ph] = value
         sess.run(self._restore_op, feed)
 
 
-def _write_state(directory, prefix, all_paths, filename):
-    def rel(p):
-        return os.path.relpath(p, directory) if os.path.isabs(p) or os.path.dirname(p) else p
-    lines = [f'model_checkpoint_path: "{rel(prefix)}"']
-    lines += [f'all_model_checkpoint_paths: "{rel(p)}"' for p in all_paths]
-    state = os.path.join(directory, filename)
-    with open(state + ".tmp", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.replace(state + ".tmp", state)
+def _canonical_device(device):
+    if not device:
+        return ""
+    from ..framework.device_spec import DeviceSpec
+    return DeviceSpec.from_string(device).to_string()
 
 
-def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    state = os.path.join(checkpoint_dir, latest_filename or _STATE_FILE)
-    if not os.path.exists(state):
-        return None
-    with open(state) as f:
-        m = re.search(r'^model_checkpoint_path:\s*"(.*)"', f.read(), re.M)
-    if not m:
-        return None
-    path = m.group(1)
-    path = path if os.path.isabs(path) else os.path.join(checkpoint_dir, path)
-    return path if os.path.exists(path + ".npz") else None
-
-
-def checkpoint_exists(prefix):
-    return os.path.exists(prefix + ".npz") or os.path.exists(prefix)
+def _delete_checkpoint_files(prefix, meta_graph_suffix="meta"):
+    paths = glob.glob(glob.escape(prefix) + ".data-?????-of-?????")
+    paths += [prefix + ".index", f"{prefix}.{meta_graph_suffix}", prefix + ".npz"]
+    for path in paths:
+        if os.path.exists(path):
+            os.unlink(path)

@@ -10,7 +10,7 @@ from graphrt import errors
 from graphrt.client import session as session_lib
 from graphrt.client.timeline import Timeline
 
-from .test_ops_for_tests import block_until_aborted, fail
+from .test_ops_for_tests import block_until_aborted, blocking_events, fail
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:{}"
 
@@ -139,7 +139,7 @@ def test_hung_step_fails_with_deadline_exceeded_naming_the_waiting_key():
         t0 = time.monotonic()
         with pytest.raises(errors.DeadlineExceededError) as e:
             sess.run(y, {x: 1.0}, options=tf.RunOptions(timeout_in_ms=300))
-        assert time.monotonic() - t0 < 5
+        assert time.monotonic() - t0 < 20  # the 300 ms deadline, not the test kernel's own 30 s limit
         msg = str(e.value)
         assert "300 ms" in msg and "recv waiting" in msg
         assert "edge_" in msg and "_stuck" in msg
@@ -176,7 +176,7 @@ def test_error_on_one_device_stops_the_others_and_reports_the_root_cause():
         t0 = time.monotonic()
         with pytest.raises(errors.InvalidArgumentError) as e:
             sess.run(total, {x: 1.0})
-        assert time.monotonic() - t0 < 5
+        assert time.monotonic() - t0 < 20  # stopped by the abort, not by the test kernel's own 30 s limit
         assert "device 1 failed" in str(e.value)
         assert e.value.node == "broken"
         assert "node broken (TestFail) on " + CPU.format(1) in str(e.value)
@@ -212,13 +212,15 @@ def test_closing_a_session_cancels_its_running_step():
             sess.run(y, {x: 1.0})
         except errors.OpError as e:
             caught.append(e)
+    blocked = blocking_events("y")
     t = threading.Thread(target=run)
     t.start()
-    time.sleep(0.3)
+    assert blocked.started.wait(60)  # the step is running: its kernel on cpu:1 blocks
     sess.close()
-    t.join(10)
+    t.join(60)
     assert not t.is_alive()
     assert len(caught) == 1 and isinstance(caught[0], errors.CancelledError)
+    assert blocked.returned.is_set() and blocked.released_by_abort
     with pytest.raises(RuntimeError, match="closed Session"):
         sess.run(y, {x: 1.0})
 

@@ -156,7 +156,7 @@ class ProcessCluster:
         self.close()
 
 
-def wait_until_idle(sess, timeout=5.0):
+def wait_until_idle(sess, timeout=30.0):
     """True once no task runs a step or holds a step's rendezvous (CleanupStep is
     fire-and-forget, so tasks drop a step's state shortly after it ends)."""
     deadline = time.monotonic() + timeout

@@ -10,24 +10,14 @@ Not compared (they describe the plan, which differs by design):
   partition has one more `_Recv` (the feed) and one more `_Send` (the fetch).
 `partitions` is compared: one per device, and each task has one device.
 """
-import importlib.util
-import os
-
-import numpy as np
 import pytest
 
 import graphrt
 from graphrt.framework.device_spec import DeviceSpec
 
-CONFORMANCE = "/work/shared/conformance"
+from ..tf1_programs.programs import compare, golden, run_case
+
 EXCLUDED = {"multi_device_partition": ("requested_devices/", "send_recv_per_partition/")}
-
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class ClusterTF:
@@ -51,16 +41,12 @@ class ClusterTF:
         return graphrt.Session(self._target, graph=graph, config=config)
 
 
-@pytest.mark.skipif(not os.path.isdir(CONFORMANCE), reason="shared conformance cases not available")
 @pytest.mark.parametrize("case", ["multi_device_partition", "control_edges_across_devices"])
 def test_conformance_case_on_a_cluster(case, cluster3):
-    runner = load(os.path.join(CONFORMANCE, "run.py"), "conformance_run")
-    module = load(os.path.join(CONFORMANCE, "cases", case + ".py"), case)
-    got = runner.flatten(module.run(ClusterTF(cluster3.target(0)), np), "", {})
-    with np.load(os.path.join(CONFORMANCE, "golden", case + ".npz"), allow_pickle=False) as z:
-        want = {k.replace("|", "/"): z[k] for k in z.files}
+    got = run_case("conformance", case, ClusterTF(cluster3.target(0)))
+    want = golden("conformance", case)
     skip = EXCLUDED.get(case, ())
     got = {k: v for k, v in got.items() if not k.startswith(skip)}
     want = {k: v for k, v in want.items() if not k.startswith(skip)}
     assert want, "nothing left to compare"
-    assert runner.compare(got, want) == []
+    assert compare(got, want) == []

@@ -1,7 +1,8 @@
 """Control flow split over two worker processes: a while loop whose body runs
 on task 1 while task 0 owns the loop, conds with a branch on each task, and a
 cond inside a loop. Iterations use frame:iter rendezvous keys and dead
-branches cross as dead tensors, over ZeroMQ. Values match a one-process run."""
+branches cross as dead tensors, over ZeroMQ. Values match numpy's (computed
+independently below) and a one-process run."""
 import numpy as np
 import pytest
 
@@ -55,6 +56,23 @@ def cond_in_loop(dev):
     return g, [y], lambda: {x: XV}
 
 
+def expected_split_loop():
+    a = np.zeros(3, np.float32)
+    for _ in range(4):
+        a = a * 1.5 + XV
+    return [a, np.full(3, 1 + 1.5 + 1.5 ** 2 + 1.5 ** 3, np.float32)]  # d(sum a_4)/dx
+
+
+def expected_cond_in_loop():
+    a = np.ones(3, np.float32)
+    for i in range(7):
+        a = a * XV + 1.0 if i % 3 == 0 else np.sin(a) - XV
+    return [a]
+
+
+EXPECTED = {"split_loop": expected_split_loop, "cond_true": lambda: [XV * 2.0, np.full(3, 2.0, np.float32)],
+            "cond_false": lambda: [np.exp(XV), np.exp(XV)], "cond_in_loop": expected_cond_in_loop}
+
 CASES = {"split_loop": split_loop, "cond_true": lambda d: split_cond(d, True),
          "cond_false": lambda d: split_cond(d, False), "cond_in_loop": cond_in_loop}
 
@@ -69,6 +87,10 @@ def run(target, dev, build, config=None):
 def test_control_flow_across_worker_processes(case, cluster2):
     local = run("", LOCAL, CASES[case], tf.ConfigProto(device_count={"CPU": 2}))
     remote = run(cluster2.target(0), REMOTE, CASES[case])
+    expected = EXPECTED[case]()
+    assert len(local) == len(remote) == 2
     for want, got in zip(local, remote):
-        for w, v in zip(want, got):
+        assert len(got) == len(want) == len(expected)
+        for e, w, v in zip(expected, want, got):
+            np.testing.assert_allclose(v, e, rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(v, w, rtol=1e-6)

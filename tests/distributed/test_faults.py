@@ -44,21 +44,20 @@ def test_killed_worker_fails_the_step_then_fails_fast_then_recovers(make_cluster
         sess.run(init)
         np.testing.assert_allclose(sess.run(out, {x: XV}), EXPECTED)
 
-        # Killed in the middle of a step: UnavailableError naming the task, long before the 20 s timeout.
+        # Killed in the middle of a step: UnavailableError naming the task (waiting for the
+        # 20 s timeout would have been a DeadlineExceededError).
         killer = threading.Timer(0.5, cluster.kill, args=(1,))
         killer.start()
-        start = time.monotonic()
         with pytest.raises(errors.UnavailableError) as raised:
             sess.run(hung_out, {x: XV})
-        assert time.monotonic() - start < 5
         assert T1 in raised.value.message
         killer.join()
 
-        # Not back: the next step fails fast, and says which task is missing.
+        # Not back: the next step fails fast (well within the 20 s timeout), and says which task is missing.
         start = time.monotonic()
         with pytest.raises(errors.UnavailableError) as raised:
             sess.run(out, {x: XV})
-        assert time.monotonic() - start < 3
+        assert time.monotonic() - start < 10
         assert T1 in raised.value.message
 
         # Back (new process, new incarnations): graphs are registered again; its variables start over.
@@ -82,7 +81,8 @@ def test_silent_worker_gives_deadline_exceeded_listing_waiting_keys_then_recover
             elapsed = time.monotonic() - start
         finally:
             cluster.resume(1)
-        assert 1.3 < elapsed < 3.0
+        # The deadline is the behaviour: never before it; after it by a margin a loaded machine keeps.
+        assert 1.45 <= elapsed < 15.0
         message = raised.value.message
         assert message.startswith("Timed out after 1500 ms waiting for step ")
         assert f"No response from RunGraph call to {T1}" in message

@@ -154,12 +154,12 @@ def test_an_error_on_one_task_aborts_the_step_on_every_task(session):
     start = time.monotonic()
     with pytest.raises(errors.InvalidArgumentError) as raised:
         sess.run([stuck, bad], {x: 1.0})
-    assert time.monotonic() - start < 10  # task 0's blocked kernel was released by the abort
+    assert time.monotonic() - start < 20  # released by the abort, not by the test kernel's own 30 s limit
     assert raised.value.message.startswith(f"From {T1}:\n") and "root cause on task 1" in raised.value.message
     assert wait_until_idle(sess)
 
 
-def test_ctrl_c_cancels_the_step_on_every_task(session):
+def test_ctrl_c_cancels_the_step_on_every_task(session, ctrl_c):
     g = tf.Graph()
     with g.as_default():
         x = tf.placeholder(tf.float32, [], name="x")
@@ -175,7 +175,7 @@ def test_ctrl_c_cancels_the_step_on_every_task(session):
     start = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         sess.run([a, b], {x: 1.0})
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 20  # released by the cancel, not by the test kernel's own 30 s limit
     assert wait_until_idle(sess)   # both tasks' blocked kernels were released and the step cleaned up
     assert sess.run(ok, {x: 2.0}) == 3.0
 
@@ -204,8 +204,7 @@ def test_concurrent_runs_from_many_threads(session):
     def work(i):
         try:
             xv = np.full((4, 4), i / 10.0, np.float32)
-            for _ in range(5):
-                results[i] = sess.run(out, {x: xv})
+            results[i] = [sess.run(out, {x: xv}) for _ in range(5)]
         except Exception as e:  # noqa: BLE001
             failures.append(e)
     threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
@@ -213,11 +212,15 @@ def test_concurrent_runs_from_many_threads(session):
         t.start()
     for t in threads:
         t.join(60)
+    assert not [t.name for t in threads if t.is_alive()]
     assert not failures
-    for i, got in results.items():
+    assert sorted(results) == list(range(6))  # every thread finished its five runs
+    for i, runs in results.items():
         xv = np.full((4, 4), i / 10.0, np.float32)
         b, a = reference(xv)
-        np.testing.assert_allclose(got, b + 3 * a, rtol=1e-5)
+        assert len(runs) == 5
+        for got in runs:
+            np.testing.assert_allclose(got, b + 3 * a, rtol=1e-5)
 
 
 def test_a_target_nobody_serves_is_unavailable_quickly():
@@ -225,7 +228,7 @@ def test_a_target_nobody_serves_is_unavailable_quickly():
     start = time.monotonic()
     with pytest.raises(errors.UnavailableError) as raised:
         tf.Session(f"zmq://127.0.0.1:{port}", graph=tf.Graph(), config=tf.ConfigProto(operation_timeout_in_ms=500))
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 20  # the 500 ms timeout, with a margin for a loaded machine
     assert f"127.0.0.1:{port}" in raised.value.message
 
 

@@ -53,11 +53,11 @@ def test_only_authorized_clients_can_register_or_run(make_cluster, keys):
         np.testing.assert_allclose(sess.run(z, {x: [1.0, 2.0]}), [3.0, 5.0])
         graphs_before = sess.status()[T0]["graphs"]
 
-        # a client without CURVE: the handshake fails at once
+        # a client without CURVE: the handshake fails at once, not when the 60 s timeout runs out
         start = time.monotonic()
         with pytest.raises(errors.UnavailableError) as raised:
-            tf.Session(cluster.target(0), graph=g, config=tf.ConfigProto(operation_timeout_in_ms=5000))
-        assert time.monotonic() - start < 3
+            tf.Session(cluster.target(0), graph=g, config=tf.ConfigProto(operation_timeout_in_ms=60_000))
+        assert time.monotonic() - start < 30
         assert "security handshake failed" in raised.value.message
 
         # a client with a CURVE key pair the server does not know: rejected

@@ -110,7 +110,7 @@ def test_wait_for_rejects_other_objects(executor):
 
 
 def test_host_callback_runs_after_earlier_work_and_before_later_work(executor):
-    host = np.arange(4, dtype=np.float32)
+    host = np.arange(1, 5, dtype=np.float32)
     mem = executor.allocate(host.nbytes)
     seen = []
     out = np.zeros_like(host)
@@ -118,10 +118,14 @@ def test_host_callback_runs_after_earlier_work_and_before_later_work(executor):
     stream.then_memcpy_h2d(mem, host)
     stream.then_launch(scale_kernel(executor, mem, np.float32, (4,), 3))
     stream.then_memcpy_d2h(out, mem)
-    stream.then_host_callback(lambda: seen.append(out.copy()))
+    # The callback sees the copy made before it, and (read on another stream) device
+    # memory that the kernel enqueued after it has not zeroed yet.
+    stream.then_host_callback(lambda: seen.extend([out.copy(), from_device(executor, mem, host)]))
     stream.then_launch(scale_kernel(executor, mem, np.float32, (4,), 0))
     stream.block_host_until_done(WAIT)
     np.testing.assert_array_equal(seen[0], host * 3)
+    np.testing.assert_array_equal(seen[1], host * 3)
+    np.testing.assert_array_equal(from_device(executor, mem, host), np.zeros_like(host))  # the later work ran
 
 
 def test_current_stream_inside_work(executor):

@@ -124,6 +124,32 @@ def test_verifier_catches_a_send_nobody_receives():
         verify_partitions({CPU.format(0): GraphDef([const, send])})
 
 
+def test_verifier_accepts_matching_pairs():
+    send, recv = _pair("edge_1_c")
+    const = NodeDef("c", "Const", [], CPU.format(0), {"dtype": tf.float32, "value": np.float32(1)})
+    assert verify_partitions({CPU.format(0): GraphDef([const, send]), CPU.format(1): GraphDef([recv])}) is None
+
+
+def test_verifier_catches_two_recvs_for_one_key_and_names_both():
+    send, recv = _pair("edge_1_c")
+    twin = NodeDef("r_twin", "_Recv", [], CPU.format(1), dict(recv.attrs))
+    const = NodeDef("c", "Const", [], CPU.format(0), {"dtype": tf.float32, "value": np.float32(1)})
+    parts = {CPU.format(0): GraphDef([const, send]), CPU.format(1): GraphDef([recv, twin])}
+    with pytest.raises(errors.InternalError, match="Two _Recv nodes for the key .*CPU:0 -> .*CPU:1 'edge_1_c'") as e:
+        verify_partitions(parts)
+    assert "_Recv 'r_edge_1_c' on " + CPU.format(1) in str(e.value) and "_Recv 'r_twin'" in str(e.value)
+
+
+def test_verifier_catches_two_sends_for_one_key_and_names_both():
+    send, recv = _pair("edge_1_c")
+    twin = NodeDef("s_twin", "_Send", ["c"], CPU.format(0), dict(send.attrs))
+    const = NodeDef("c", "Const", [], CPU.format(0), {"dtype": tf.float32, "value": np.float32(1)})
+    parts = {CPU.format(0): GraphDef([const, send, twin]), CPU.format(1): GraphDef([recv])}
+    with pytest.raises(errors.InternalError, match="Two _Send nodes for the key .*CPU:0 -> .*CPU:1 'edge_1_c'") as e:
+        verify_partitions(parts)
+    assert "_Send 's_edge_1_c' on " + CPU.format(0) in str(e.value) and "_Send 's_twin'" in str(e.value)
+
+
 def test_verifier_catches_a_deadlock_cycle():
     # CPU:0 sends x only after receiving y; CPU:1 sends y only after receiving x.
     a = dict(send_device_incarnation=0, client_terminated=False)

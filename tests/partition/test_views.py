@@ -1,4 +1,3 @@
-import json
 import shutil
 import subprocess
 import sys
@@ -80,7 +79,7 @@ def run_cli(*args):
 
 def test_cli_inspect_text_dot_and_output_file(tmp_path):
     g, _, _ = split_graph()
-    path = tf.train.write_graph(g, str(tmp_path), "graph.json")
+    path = tf.train.write_graph(g, str(tmp_path), "graph.pbtxt")
     text = run_cli("inspect", path, "--devices", "CPU:2")
     assert text.returncode == 0, text.stderr
     assert "== transfers (2)" in text.stdout
@@ -97,14 +96,15 @@ def test_cli_reports_bad_input_without_a_traceback(tmp_path):
     assert result.returncode == 2
     assert "not valid JSON" in result.stderr and "Traceback" not in result.stderr
     g, _, _ = split_graph()
-    path = tf.train.write_graph(g, str(tmp_path), "graph.json")
+    path = tf.train.write_graph(g, str(tmp_path), "graph.pb", as_text=False)
     result = run_cli("inspect", path, "--devices", "CPU:1")
     assert result.returncode == 2 and "available devices" in result.stderr
 
 
-def test_written_graph_round_trips_through_json(tmp_path):
+def test_written_graph_round_trips_through_pbtxt(tmp_path):
+    from google.protobuf import text_format
     g, _, _ = split_graph()
-    path = tf.train.write_graph(g, str(tmp_path), "graph.json")
+    path = tf.train.write_graph(g, str(tmp_path), "graph.pbtxt")
     with open(path) as f:
-        data = json.load(f)
-    assert [n["name"] for n in data["node"]] == [op.name for op in g.get_operations()]
+        data = text_format.Parse(f.read(), tf.GraphDef())
+    assert [n.name for n in data.node] == [op.name for op in g.get_operations()]

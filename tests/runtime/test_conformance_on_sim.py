@@ -1,22 +1,20 @@
 """The conformance cases with their CPU devices mapped to simulated accelerators.
 
-Each case in /work/shared/conformance/cases runs unchanged against a thin
+Each conformance case (tests/tf1_programs/conformance/cases, TensorFlow's
+outputs in its golden/) runs unchanged against a thin
 wrapper around graphrt that rewrites device strings on the way in:
 `tf.device("/cpu:i")` becomes `/device:SIM:i`, and every session gets one
 SIM device per CPU device the case asked for (at least one), so the ops a
 case leaves unplaced run on SIM:0 too. The client stays on CPU:0, so feeds
 and fetches cross the host/device boundary through _Send/_Recv and copies.
-Values must match the golden outputs with the tolerances of run.py.
+Values must match the golden outputs with the tolerances of programs.py.
 
 Two kinds of output are not values and are mapped back or checked apart:
 device strings a case reports (mapped back from SIM to CPU), and the
 partition structure of multi_device_partition, which gains the client's
 CPU:0 as an extra partition.
 """
-import importlib.util
-import os
 import re
-import sys
 import types
 
 import numpy as np
@@ -24,8 +22,7 @@ import pytest
 
 import graphrt
 
-CONFORMANCE = "/work/shared/conformance"
-pytestmark = pytest.mark.skipif(not os.path.isdir(CONFORMANCE), reason="conformance suite not present")
+from ..tf1_programs.programs import case_names, compare, golden, run_case
 
 _CPU_SPEC = re.compile(r"/(?:device:)?cpu:(\d+)", re.IGNORECASE)
 _SIM_NAME = re.compile(r"/device:SIM:(\d+)")
@@ -61,43 +58,6 @@ class GraphrtOnSim(types.ModuleType):
         return graphrt.Session(target, graph, config if config is not None else self.ConfigProto())
 
 
-def _case_names():
-    if not os.path.isdir(CONFORMANCE):
-        return []
-    return sorted(f[:-3] for f in os.listdir(os.path.join(CONFORMANCE, "cases"))
-                  if f.endswith(".py") and not f.startswith("_"))
-
-
-def _load(module_name, path):
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _conformance():
-    """run.py of the conformance suite: its flatten() and compare() (the tolerances)."""
-    module = sys.modules.get("graphrt_conformance_run")
-    if module is None:
-        module = sys.modules["graphrt_conformance_run"] = _load("graphrt_conformance_run",
-                                                               os.path.join(CONFORMANCE, "run.py"))
-    return module
-
-
-def _run_case(name, tf):
-    conformance = _conformance()
-    spec = importlib.util.spec_from_file_location(f"conformance_case_{name}",
-                                                  os.path.join(CONFORMANCE, "cases", name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return conformance.flatten(module.run(tf, np), "", {})
-
-
-def _golden(name):
-    with np.load(os.path.join(CONFORMANCE, "golden", name + ".npz"), allow_pickle=False) as z:
-        return {k.replace("|", "/"): z[k] for k in z.files}
-
-
 def _sim_names_back_to_cpu(values):
     out = {}
     for key, value in values.items():
@@ -113,21 +73,13 @@ def _split_structure(name, values):
     return kept, {k: v for k, v in values.items() if k not in kept}
 
 
-@pytest.mark.parametrize("name", _case_names())
+@pytest.mark.parametrize("name", case_names("conformance"))
 def test_case_on_sim_devices_gives_the_golden_values(name):
-    conformance = _conformance()
-    if name == "control_flow":
-        try:
-            problems = conformance.compare(_run_case(name, graphrt), _golden(name))
-        except Exception as e:  # noqa: BLE001 - not implemented on CPU yet
-            pytest.skip(f"control_flow does not pass on CPU yet ({type(e).__name__}: {e})")
-        if problems:
-            pytest.skip(f"control_flow does not pass on CPU yet: {problems[:2]}")
-    got = _sim_names_back_to_cpu(_run_case(name, GraphrtOnSim()))
-    want = _golden(name)
+    got = _sim_names_back_to_cpu(run_case("conformance", name, GraphrtOnSim()))
+    want = golden("conformance", name)
     got, got_structure = _split_structure(name, got)
     want, want_structure = _split_structure(name, want)
-    assert conformance.compare(got, want) == []
+    assert compare(got, want) == []
     if name == "multi_device_partition":
         # Three SIM partitions as there were three CPU ones, plus the client CPU:0.
         assert int(got_structure["partitions"]) == int(want_structure["partitions"]) + 1

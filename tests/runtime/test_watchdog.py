@@ -42,8 +42,12 @@ def test_cancelled_steps_are_released_at_once_not_at_their_deadline():
 
 def test_a_finished_step_is_not_aborted():
     dog = Watchdog()
-    step = FakeStep()
-    step.done = True
-    dog.watch(step, time.monotonic() + 0.01, lambda: errors.DeadlineExceededError("x"))
-    time.sleep(0.2)
-    assert step.error is None
+    finished, running = FakeStep(), FakeStep()
+    finished.done = True
+    now = time.monotonic()
+    dog.watch(finished, now + 0.01, lambda: errors.DeadlineExceededError("x"))
+    dog.watch(running, now + 0.02, lambda: errors.DeadlineExceededError("y"))
+    # Deadlines are handled in order: once the later one has fired, the earlier one was handled.
+    assert running.aborted.wait(60)
+    assert len(dog) == 0
+    assert finished.error is None and not finished.aborted.is_set()

@@ -23,5 +23,15 @@ def test_model_parallel_mlp_trains_and_writes_partitions_and_trace(tmp_path):
     trace = json.loads((tmp_path / "trace.json").read_text())
     flows = [e for e in trace["traceEvents"] if e.get("ph") == "s" and e["name"].startswith("edge_")]
     assert flows, "the trace draws Send->Recv arrows"
-    graph = json.loads((tmp_path / "graph.json").read_text())
-    assert any(n["op"] == "MatMul" for n in graph["node"])
+    from google.protobuf import text_format
+    from tensorboard.compat.proto import graph_pb2
+    graph = text_format.Parse((tmp_path / "graph.pbtxt").read_text(), graph_pb2.GraphDef())
+    assert any(n.op == "MatMul" for n in graph.node)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    events = EventAccumulator(str(tmp_path / "train"))
+    events.Reload()
+    assert [e.step for e in events.Scalars("test_accuracy")] == [1, 2, 3, 4]
+    assert abs(events.Scalars("test_accuracy")[-1].value - accuracy) < 1e-3
+    assert "layer1/weights" in events.Tags()["histograms"] and events.Graph().node
+    stats = events.RunMetadata("traced_step").step_stats
+    assert len(stats.dev_stats) == 3

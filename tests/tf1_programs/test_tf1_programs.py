@@ -1,80 +1,19 @@
-"""TF1-style programs for the APIs beyond the shared conformance suite (variable_scope /
-get_variable, tf.layers, tf.losses, clipping and learning-rate schedules, RMSProp and
-Adagrad, the extra ops), compared with what TensorFlow gave for the same programs.
+"""TF1-style programs compared with what TensorFlow gave for the same programs
+(programs.py: where they are, how they are compared, how the goldens are made).
 
-Each module in cases/ has `run(tf, np) -> dict`, as the conformance cases do; golden/
-holds TensorFlow's outputs (TF 2.21 tf.compat.v1 with eager execution disabled and
-tf-keras for tf.layers), written by
-
-    TF_USE_LEGACY_KERAS=1 python /work/shared/conformance/run.py --impl tf --write \
-        --cases tests/tf1_programs/cases --golden tests/tf1_programs/golden
-
-Values are compared as run.py compares them (dtype, shape; floats with rtol 1e-4,
-atol 1e-5; strings and integers exactly). Every case also runs with its ops on a
-simulated accelerator (SIM:0), feeds and fetches crossing to the client's CPU.
+The conformance programs of the API contract run on CPU here and with their
+devices mapped to SIM in tests/runtime/test_conformance_on_sim.py; the programs
+for the APIs beyond them (variable_scope / get_variable, tf.layers, tf.losses,
+clipping and learning-rate schedules, RMSProp and Adagrad, RNNs, the extra ops)
+run here, some of them also with their ops on a simulated accelerator (SIM:0),
+feeds and fetches crossing to the client's CPU.
 """
-import importlib.util
-import os
-
 import numpy as np
 import pytest
 
 import graphrt
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-CASES = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "cases")) if f.endswith(".py"))
-
-
-def flatten(value, prefix, out):
-    if isinstance(value, dict):
-        for k in sorted(value):
-            flatten(value[k], f"{prefix}/{k}" if prefix else str(k), out)
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            flatten(v, f"{prefix}/{i}", out)
-    elif value is None:
-        out[prefix] = np.array("<None>")
-    elif isinstance(value, bytes):
-        out[prefix] = np.array(value.decode())
-    elif isinstance(value, str):
-        out[prefix] = np.array(value)
-    else:
-        out[prefix] = np.asarray(value)
-    return out
-
-
-def compare(got, want):
-    problems = []
-    for key in sorted(set(got) | set(want)):
-        if key not in got or key not in want:
-            problems.append(f"{key}: {'missing' if key not in got else 'unexpected output'}")
-            continue
-        g, w = got[key], want[key]
-        if g.shape != w.shape:
-            problems.append(f"{key}: shape {g.shape} != {w.shape}")
-        elif w.dtype.kind in "US":
-            if str(g) != str(w):
-                problems.append(f"{key}: {g!r} != {w!r}")
-        elif g.dtype != w.dtype:
-            problems.append(f"{key}: dtype {g.dtype} != {w.dtype}")
-        elif w.dtype.kind == "f":
-            if not np.allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True):
-                problems.append(f"{key}: values differ (max abs err {np.max(np.abs(g.astype(np.float64) - w)):.3g})")
-        elif not np.array_equal(g, w):
-            problems.append(f"{key}: {g!r} != {w!r}")
-    return problems
-
-
-def load_case(name):
-    spec = importlib.util.spec_from_file_location(f"tf1_program_{name}", os.path.join(HERE, "cases", f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def golden(name):
-    with np.load(os.path.join(HERE, "golden", f"{name}.npz"), allow_pickle=False) as z:
-        return {k.replace("|", "/"): z[k] for k in z.files}
+from .programs import case_names, compare, golden, load_case, run_case
 
 
 class _OnSim:
@@ -93,23 +32,27 @@ class _OnSim:
         return g
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", case_names("conformance"))
+def test_conformance_program_matches_tensorflow(name):
+    problems = compare(run_case("conformance", name, graphrt), golden("conformance", name))
+    assert not problems, "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("name", case_names("programs"))
 def test_program_matches_tensorflow(name):
-    got = flatten(load_case(name).run(graphrt, np), "", {})
-    problems = compare(got, golden(name))
+    problems = compare(run_case("programs", name, graphrt), golden("programs", name))
     assert not problems, "\n".join(problems[:20])
 
 
 @pytest.mark.parametrize("name", ["layers_mlp_train", "layers_cnn_bn", "optimizer_slots", "losses_all"])
 def test_program_on_sim_device(name):
-    got = flatten(load_case(name).run(_OnSim(), np), "", {})
-    problems = compare(got, golden(name))
+    problems = compare(run_case("programs", name, _OnSim()), golden("programs", name))
     assert not problems, "\n".join(problems[:20])
 
 
 def test_programs_train():
     """The training programs really train: the loss goes down under every optimizer."""
-    out = load_case("layers_mlp_train").run(graphrt, np)
+    out = load_case("programs", "layers_mlp_train").run(graphrt, np)
     for opt in ("sgd", "rmsprop", "rmsprop_c", "adagrad"):
         losses = out[opt]["losses"]
         assert losses[-1] < losses[0], (opt, losses)

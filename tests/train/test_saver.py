@@ -1,5 +1,5 @@
 """tf.train.Saver: save/restore round trips, max_to_keep, latest_checkpoint, var_list
-forms, errors, and checkpoints that load without pickle."""
+forms, errors, and old .npz checkpoints that still restore (without pickle)."""
 import os
 
 import numpy as np
@@ -25,7 +25,7 @@ def test_save_and_restore_round_trip(graph, tmp_path):
         sess.run([w.assign(w * 2.0), b.assign_add([10, 10]), s.assign(-1.25)])
         saved = sess.run([w, b, s])
         assert saver.save(sess, prefix) == prefix
-    assert os.path.exists(prefix + ".npz")
+    assert os.path.exists(prefix + ".index") and os.path.exists(prefix + ".data-00000-of-00001")
     with tf.Session() as sess:  # a fresh session: variables start uninitialized
         saver.restore(sess, prefix)
         restored = sess.run([w, b, s])
@@ -59,16 +59,27 @@ def test_restore_into_a_new_graph_by_name(graph, tmp_path):
             assert sess.run(s2) == 0.5
 
 
-def test_checkpoint_is_a_plain_npz_without_pickle(graph, tmp_path):
+def test_checkpoint_lists_its_variables_with_dtypes(graph, tmp_path):
     w, b, s = _model()
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         path = tf.train.Saver().save(sess, str(tmp_path / "m"))
-    with np.load(path + ".npz", allow_pickle=False) as archive:
-        assert sorted(archive.files) == ["b", "layer/scale", "w"]
-        np.testing.assert_array_equal(archive["w"], np.arange(6).reshape(2, 3))
-        assert archive["b"].dtype == np.int64
-        assert archive["layer/scale"].dtype == np.float64
+    assert tf.train.list_variables(path) == [("b", [2]), ("layer/scale", []), ("w", [2, 3])]
+    reader = tf.train.NewCheckpointReader(path)
+    np.testing.assert_array_equal(reader.get_tensor("w"), np.arange(6).reshape(2, 3))
+    assert reader.get_tensor("b").dtype == np.int64
+    assert reader.get_variable_to_dtype_map()["layer/scale"] == tf.float64
+
+
+def test_old_npz_checkpoints_still_restore(graph, tmp_path):
+    w, b, s = _model()
+    np.savez(str(tmp_path / "old.npz"), **{"w": np.ones((2, 3), np.float32), "b": np.array([5, 6], np.int64),
+                                           "layer/scale": np.float64(2.5)})
+    with tf.Session() as sess:
+        tf.train.Saver().restore(sess, str(tmp_path / "old"))
+        np.testing.assert_array_equal(sess.run(b), [5, 6])
+        assert sess.run(s) == 2.5
+    assert tf.train.load_variable(str(tmp_path / "old"), "w:0").shape == (2, 3)
 
 
 def test_var_list_as_list_and_dict(graph, tmp_path):
@@ -79,10 +90,8 @@ def test_var_list_as_list_and_dict(graph, tmp_path):
         sess.run(tf.global_variables_initializer())
         p1 = only_w.save(sess, str(tmp_path / "only_w"))
         p2 = renamed.save(sess, str(tmp_path / "renamed"))
-        with np.load(p1 + ".npz", allow_pickle=False) as a:
-            assert a.files == ["w"]
-        with np.load(p2 + ".npz", allow_pickle=False) as a:
-            assert sorted(a.files) == ["bias", "weights"]
+        assert [name for name, _ in tf.train.list_variables(p1)] == ["w"]
+        assert [name for name, _ in tf.train.list_variables(p2)] == ["bias", "weights"]
         sess.run(w.assign(tf.zeros([2, 3])))
         sess.run(b.assign([0, 0]))
         only_w.restore(sess, p1)
@@ -108,8 +117,8 @@ def test_global_step_suffix_max_to_keep_and_latest_checkpoint(graph, tmp_path):
             paths.append(saver.save(sess, prefix, global_step=step))
         assert paths == [f"{prefix}-{k}" for k in range(1, 5)]
         assert saver.save(sess, prefix, global_step=7) == f"{prefix}-7"
-    kept = sorted(f for f in os.listdir(tmp_path / "run") if f.endswith(".npz"))
-    assert kept == ["model-4.npz", "model-7.npz"]
+    kept = sorted(f for f in os.listdir(tmp_path / "run") if f != "checkpoint")
+    assert kept == [f"model-{k}{ext}" for k in (4, 7) for ext in (".data-00000-of-00001", ".index", ".meta")]
     assert saver.last_checkpoints == [f"{prefix}-4", f"{prefix}-7"]
     assert tf.train.latest_checkpoint(str(tmp_path / "run")) == f"{prefix}-7"
     assert tf.train.checkpoint_exists(f"{prefix}-7")
@@ -139,7 +148,8 @@ def test_saver_errors(graph, tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         with pytest.raises(ValueError, match="doesn't exist, can't save"):
-            saver.save(sess, str(tmp_path / "missing_dir" / "m"))
+            saver.save(sess, str(tmp_path / "missing" / "dir" / "m"))
+        assert saver.save(sess, str(tmp_path / "new_dir" / "m")).endswith("m")  # one level is created, as TF
         with pytest.raises(ValueError, match="not a valid checkpoint"):
             saver.restore(sess, str(tmp_path / "nothing_here"))
         with pytest.raises(ValueError, match="Can't load save_path when it is None"):
@@ -163,7 +173,8 @@ def test_restore_checks_shapes(graph, tmp_path):
     with g2.as_default():
         tf.Variable(np.zeros(4, np.float32), name="v")
         with tf.Session(graph=g2) as sess:
-            with pytest.raises(ValueError, match=r"Cannot feed value of shape \(3,\)"):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"Restoring v from checkpoint .*m: the "
+                               r"checkpoint has shape \[3\] but the variable has shape \[4\]"):
                 tf.train.Saver().restore(sess, path)
 
 
@@ -174,4 +185,18 @@ def test_save_does_not_leave_temporary_files(graph, tmp_path):
         sess.run(tf.global_variables_initializer())
         saver.save(sess, str(tmp_path / "m"))
         saver.save(sess, str(tmp_path / "m"))  # overwrite in place
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.npz"]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.data-00000-of-00001", "m.index", "m.meta"]
+
+
+def test_reshape_restores_the_same_elements_in_another_shape(graph, tmp_path):
+    v = tf.Variable(np.arange(6, dtype=np.float32), name="v")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        v2 = tf.Variable(np.zeros((2, 3), np.float32), name="v")
+        with tf.Session() as sess:
+            tf.train.Saver(reshape=True).restore(sess, path)
+            np.testing.assert_array_equal(sess.run(v2), np.arange(6).reshape(2, 3))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="checkpoint has shape \\[6\\]"):
+                tf.train.Saver().restore(sess, path)

@@ -1,0 +1,2 @@
+"""`tf.contrib.layers`: the part graphrt has (recompute_grad; the layers themselves are `tf.layers`)."""
+from ..recompute import recompute_grad  # noqa: F401

@@ -1,0 +1,345 @@
+"""`tf.data.Dataset` (TF1's DatasetV1): each method adds the dataset op of
+the new dataset to the graph and returns a Dataset holding that op's
+variant tensor and the structure of its elements (`output_types`,
+`output_shapes`, `output_classes`)."""
+import os
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.graph import Tensor, get_default_graph, graph_of
+from ..framework.op_builder import convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from ..ops.random_ops import get_seed
+from . import structure
+from .structure import Spec
+from .structured_function import StructuredFunction
+
+AUTOTUNE = -1
+
+
+def _create(op_type, inputs, attrs, name=None):
+    """Adds one dataset op (in the graph of its inputs, or the default graph) and returns it."""
+    g = graph_of(inputs) if inputs else get_default_graph()
+    with g.as_default(), g.name_scope(name or op_type) as scope:
+        return g.create_op(op_type, list(inputs), attrs, name=scope)
+
+
+def _int64(value, name):
+    return convert_to_tensor(value, dtype=dtypes.int64, name=name)
+
+
+def _normalize(element):
+    """The element with every component a Tensor (a list or array is one component)."""
+    flat = structure.flatten(element)
+    tensors = [v if isinstance(v, Tensor) else convert_to_tensor(v, name=f"component_{i}")
+               for i, v in enumerate(flat)]
+    return structure.pack_as(element, tensors)
+
+
+class Dataset:
+    """A dataset in the graph: `_variant_tensor` and the Spec structure `_specs`."""
+
+    def __init__(self, variant_tensor, specs):
+        self._variant_tensor = variant_tensor
+        self._specs = specs
+
+    def _as_variant_tensor(self):
+        return self._variant_tensor
+
+    @property
+    def _graph(self):
+        return self._variant_tensor.graph
+
+    # -- structure -----------------------------------------------------------------------
+    @property
+    def output_types(self):
+        return structure.types(self._specs)
+
+    @property
+    def output_shapes(self):
+        return structure.shapes(self._specs)
+
+    @property
+    def output_classes(self):
+        return structure.classes(self._specs)
+
+    @property
+    def element_spec(self):
+        return self._specs
+
+    def _struct_attrs(self, specs=None):
+        specs = self._specs if specs is None else specs
+        return {"output_types": structure.flat_types(specs), "output_shapes": structure.flat_shapes(specs)}
+
+    def _unary(self, op_type, inputs, name=None, specs=None, **attrs):
+        specs = self._specs if specs is None else specs
+        attrs.update(self._struct_attrs(specs))
+        op = _create(op_type, [self._variant_tensor] + list(inputs), attrs, name)
+        return Dataset(op.outputs[0], specs)
+
+    def __iter__(self):
+        raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode or within "
+                           "tf.function; in a graph use make_one_shot_iterator() or "
+                           "make_initializable_iterator().")
+
+    def __repr__(self):
+        return f"<Dataset element_spec={self._specs!r}>"
+
+    # -- sources -------------------------------------------------------------------------
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        """A dataset of one element, `tensors`."""
+        element = _normalize(tensors)
+        flat = structure.flatten(element)
+        specs = structure.specs_of(element)
+        op = _create("TensorDataset", flat, {"Toutput_types": [t.dtype.base_dtype for t in flat],
+                                             "output_shapes": [t.shape for t in flat]}, name)
+        return Dataset(op.outputs[0], specs)
+
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        """The slices of `tensors` along their first dimension, which all components share."""
+        element = _normalize(tensors)
+        flat = structure.flatten(element)
+        first = TensorShape(None)
+        for t in flat:
+            if t.shape.ndims == 0:
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, got {t.name} of shape "
+                                 f"{t.shape}")
+            dim = TensorShape([t.shape[0]]) if t.shape.ndims is not None else TensorShape([None])
+            if not first.is_compatible_with(dim):
+                raise ValueError(f"Dimensions {first[0]} and {dim[0]} are not compatible")
+            first = first.merge_with(dim)
+        specs = structure.map_structure(lambda t: Spec(t.dtype, t.shape[1:]), element)
+        op = _create("TensorSliceDataset", flat, {"Toutput_types": [t.dtype.base_dtype for t in flat],
+                                                  "output_shapes": structure.flat_shapes(specs)}, name)
+        return Dataset(op.outputs[0], specs)
+
+    @staticmethod
+    def range(*args, output_type=dtypes.int64, name=None):
+        """range(stop), range(start, stop) or range(start, stop, step), as Python's."""
+        if not 1 <= len(args) <= 3:
+            raise ValueError(f"Invalid arguments to range: {args!r}")
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3
+                                                                     else 1)
+        g = graph_of([a for a in (start, stop, step) if isinstance(a, Tensor)])
+        with g.as_default(), g.name_scope("RangeDataset" if name is None else name):
+            inputs = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
+        output_type = dtypes.as_dtype(output_type)
+        specs = Spec(output_type, [])
+        op = _create("RangeDataset", inputs, {"output_types": [output_type], "output_shapes": [TensorShape([])]},
+                     name)
+        return Dataset(op.outputs[0], specs)
+
+    @staticmethod
+    def zip(datasets, name=None):
+        """Elements of `datasets` (a structure of datasets) side by side, until the shortest ends."""
+        flat = structure.flatten(datasets)
+        for d in flat:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"Invalid `datasets`. `datasets` is expected to be a (nested) structure of "
+                                f"`tf.data.Dataset` objects, got {type(d).__name__}.")
+        specs = structure.map_structure(lambda d: d._specs, datasets)
+        attrs = {"N": len(flat), "output_types": structure.flat_types(specs),
+                 "output_shapes": structure.flat_shapes(specs)}
+        op = _create("ZipDataset", [d._variant_tensor for d in flat], attrs, name)
+        return Dataset(op.outputs[0], specs)
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None, name=None):
+        from .generator import from_generator
+        return from_generator(generator, output_types, output_shapes, args, name)
+
+    # -- transformations -------------------------------------------------------------------
+    def concatenate(self, dataset, name=None):
+        try:
+            specs = structure.most_specific_compatible(self._specs, dataset._specs)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Incompatible dataset elements:\n  {self._specs!r} vs.\n  {dataset._specs!r}") from e
+        return self._unary("ConcatenateDataset", [dataset._variant_tensor], name, specs)
+
+    def _function(self, func, transformation, want_dataset=False):
+        return StructuredFunction(func, self._specs, transformation, self._graph, want_dataset)
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """Applies `map_func` to each element. `num_parallel_calls` is accepted; the calls
+        run one after another, in order (so `deterministic` always holds)."""
+        fn = self._function(map_func, "Dataset.map()")
+        attrs = {"f": fn.fdef, "Targuments": fn.captured_types}
+        if num_parallel_calls is None:
+            return self._unary("MapDataset", fn.captured, name, fn.output_specs, **attrs)
+        g = self._graph
+        with g.as_default():
+            calls = _int64(num_parallel_calls, "num_parallel_calls")
+        return self._unary("ParallelMapDatasetV2", fn.captured + [calls], name, fn.output_specs, **attrs)
+
+    def filter(self, predicate, name=None):
+        fn = self._function(predicate, "Dataset.filter()")
+        out = fn.output_specs
+        if not isinstance(out, Spec) or out.dtype != dtypes.bool or out.shape.ndims not in (0, None):
+            raise ValueError(f"Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
+                             f"return type is {out!r}.")
+        return self._unary("FilterDataset", fn.captured, name, predicate=fn.fdef, Targuments=fn.captured_types)
+
+    def flat_map(self, map_func, name=None):
+        fn = self._function(map_func, "Dataset.flat_map()", want_dataset=True)
+        return self._unary("FlatMapDataset", fn.captured, name, fn.output_specs, f=fn.fdef,
+                           Targuments=fn.captured_types)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """Elements of the datasets `map_func` makes from this one's elements, taken
+        `block_length` at a time from `cycle_length` of them in turn (deterministic;
+        `num_parallel_calls` is accepted). cycle_length defaults to the CPU count, as TF's."""
+        fn = self._function(map_func, "Dataset.interleave()", want_dataset=True)
+        g = self._graph
+        with g.as_default(), g.name_scope(name or "InterleaveDataset"):
+            if cycle_length is None or cycle_length == AUTOTUNE:
+                cycle_length = os.cpu_count() or 1
+            cycle = _int64(cycle_length, "cycle_length")
+            block = _int64(1 if block_length is None else block_length, "block_length")
+        return self._unary("InterleaveDataset", fn.captured + [cycle, block], name, fn.output_specs, f=fn.fdef,
+                           Targuments=fn.captured_types)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
+        with self._graph.as_default(), self._graph.name_scope(name or "BatchDatasetV2"):
+            size = _int64(batch_size, "batch_size")
+            drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        specs = structure.map_structure(lambda s: Spec(s.dtype, _batched(s.shape, size, drop)), self._specs)
+        return self._unary("BatchDatasetV2", [size, drop], name, specs, parallel_copy=False)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
+        specs = self._specs
+        if padded_shapes is None:
+            padded_shapes = structure.map_structure(lambda s: s.shape, specs)
+            for s in structure.flatten(specs):
+                if s.shape.ndims is None:
+                    raise ValueError("You must provide `padded_shapes` argument because component has unknown "
+                                     "rank.")
+        padded_shapes = structure._shapes_like(specs, padded_shapes)
+        if padding_values is None:
+            padding_values = structure.map_structure(lambda s: _default_padding(s.dtype), specs)
+        else:
+            padding_values = _broadcast_padding(specs, padding_values)
+        g = self._graph
+        with g.as_default(), g.name_scope(name or "PaddedBatchDatasetV2"):
+            size = _int64(batch_size, "batch_size")
+            drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+            shape_tensors, value_tensors, out_specs = [], [], []
+            for i, (s, want, pad) in enumerate(zip(structure.flatten(specs), structure.flatten(padded_shapes),
+                                                   structure.flatten(padding_values))):
+                if s.shape.ndims is not None and want.ndims is not None and s.shape.ndims != want.ndims:
+                    raise ValueError(f"The padded shape {want} is not compatible with the shape {s.shape} of the "
+                                     f"corresponding input component.")
+                if not _shape_fits(s.shape, want):
+                    raise ValueError(f"The padded shape {want} is not compatible with the shape {s.shape} of the "
+                                     f"corresponding input component.")
+                shape_tensors.append(_int64(np.array([-1 if d is None else d for d in want.as_list()],
+                                                     dtype=np.int64), "padded_shapes"))
+                value_tensors.append(convert_to_tensor(pad, dtype=s.dtype, name="padding_value"))
+                out_specs.append(Spec(s.dtype, _batched(want, size, drop)))
+        out = structure.pack_as(specs, out_specs)
+        attrs = {"Toutput_types": structure.flat_types(out), "output_shapes": structure.flat_shapes(out),
+                 "N": len(shape_tensors), "parallel_copy": False}
+        op = _create("PaddedBatchDatasetV2", [self._variant_tensor, size] + shape_tensors + value_tensors + [drop],
+                     attrs, name)
+        return Dataset(op.outputs[0], out)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
+        seed, seed2 = get_seed(seed)
+        seed, seed2 = (0, 0) if seed is None else (seed, seed2)
+        g = self._graph
+        with g.as_default(), g.name_scope(name or "ShuffleDataset"):
+            inputs = [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"), _int64(seed2, "seed2")]
+        reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
+        return self._unary("ShuffleDataset", inputs, name, reshuffle_each_iteration=reshuffle)
+
+    def _counted(self, op_type, count, default, name):
+        g = self._graph
+        with g.as_default(), g.name_scope(name or op_type):
+            count = _int64(default if count is None else count, "count")
+        return self._unary(op_type, [count], name)
+
+    def repeat(self, count=None, name=None):
+        return self._counted("RepeatDataset", count, -1, name)
+
+    def take(self, count, name=None):
+        return self._counted("TakeDataset", count, -1, name)
+
+    def skip(self, count, name=None):
+        return self._counted("SkipDataset", count, -1, name)
+
+    def prefetch(self, buffer_size, name=None):
+        g = self._graph
+        with g.as_default(), g.name_scope(name or "PrefetchDataset"):
+            size = _int64(buffer_size, "buffer_size")
+        return self._unary("PrefetchDataset", [size], name)
+
+    def cache(self, filename="", name=None):
+        g = self._graph
+        with g.as_default(), g.name_scope(name or "CacheDataset"):
+            fname = convert_to_tensor(filename, dtype=dtypes.string, name="filename")
+        return self._unary("CacheDataset", [fname], name)
+
+    def apply(self, transformation_func):
+        """`transformation_func(self)`, which must return a Dataset."""
+        dataset = transformation_func(self)
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"`transformation_func` must return a `tf.data.Dataset` object, got "
+                            f"{type(dataset).__name__}.")
+        return dataset
+
+    # -- iterators --------------------------------------------------------------------------
+    def make_one_shot_iterator(self):
+        from .iterator_ops import make_one_shot_iterator
+        return make_one_shot_iterator(self)
+
+    def make_initializable_iterator(self, shared_name=None):
+        from .iterator_ops import make_initializable_iterator
+        return make_initializable_iterator(self, shared_name)
+
+
+def _batched(shape, size, drop):
+    """The static shape of a batch of `shape` elements: the batch dimension is
+    known only when the remainder is dropped and the batch size is constant."""
+    from ..framework.constant_value import constant_value
+    drop_value, size_value = constant_value(drop), constant_value(size)
+    batch = int(size_value) if drop_value is not None and bool(drop_value) and size_value is not None else None
+    return TensorShape([batch]).concatenate(shape)
+
+
+def _shape_fits(shape, padded):
+    if shape.ndims is None or padded.ndims is None:
+        return True
+    return all(p is None or s is None or s <= p for s, p in zip(shape.as_list(), padded.as_list()))
+
+
+def _default_padding(dtype):
+    return b"" if dtype == dtypes.string else np.zeros((), dtype=dtype.np)
+
+
+def _broadcast_padding(specs, padding_values):
+    """`padding_values` as a structure like `specs` (one scalar may stand for all components)."""
+    if not structure.is_structure(padding_values) and structure.is_structure(specs):
+        return structure.map_structure(lambda s: padding_values, specs)
+    structure.assert_same_structure(specs, padding_values)
+    return padding_values
+
+
+class TextLineDataset(Dataset):
+    """The lines of one or more text files (`tf.data.TextLineDataset`)."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        g = get_default_graph()
+        with g.name_scope(name or "TextLineDataset"):
+            files = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+            if files.shape.ndims not in (None, 0, 1):
+                raise TypeError(f"`filenames` must be a `tf.Tensor` of rank 0 or 1, got rank {files.shape.ndims}.")
+            compression = convert_to_tensor(compression_type or "", dtype=dtypes.string, name="compression_type")
+            size = _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size")
+        if num_parallel_reads not in (None, 1):
+            raise ValueError("TextLineDataset: graphrt reads the files one after another; num_parallel_reads "
+                             "(which interleaves them) is not supported")
+        op = _create("TextLineDataset", [files, compression, size], {}, name)
+        super().__init__(op.outputs[0], Spec(dtypes.string, []))

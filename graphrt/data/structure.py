@@ -1,0 +1,175 @@
+"""The element structure of a dataset: nested tuples, namedtuples and dicts
+of components, each with a dtype and a static shape.
+
+tf.data's nesting rules differ from `tf.nest`'s in one place: a *list* is
+one component (converted to a tensor), never a structure; tuples and dicts
+are structures. Dicts flatten in sorted key order.
+"""
+from ..framework import dtypes as dtypes_lib
+from ..framework.graph import Tensor
+from ..framework.tensor_shape import TensorShape, as_shape
+
+
+class Spec:
+    """One component: its dtype and static shape (TF's TensorSpec)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtypes_lib.as_dtype(dtype).base_dtype
+        self.shape = as_shape(shape)
+
+    def __eq__(self, other):
+        return isinstance(other, Spec) and self.dtype == other.dtype and _key(self.shape) == _key(other.shape)
+
+    def __hash__(self):
+        return hash((self.dtype.name, _key(self.shape)))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name})"
+
+
+def _key(shape):
+    return None if shape.ndims is None else tuple(shape.as_list())
+
+
+def is_structure(value):
+    return isinstance(value, (tuple, dict))
+
+
+def _children(value):
+    if isinstance(value, dict):
+        return [value[k] for k in sorted(value)]
+    return list(value)
+
+
+def flatten(structure):
+    if not is_structure(structure):
+        return [structure]
+    out = []
+    for child in _children(structure):
+        out.extend(flatten(child))
+    return out
+
+
+def _pack(structure, flat, index):
+    if not is_structure(structure):
+        return flat[index], index + 1
+    packed = []
+    for child in _children(structure):
+        value, index = _pack(child, flat, index)
+        packed.append(value)
+    if isinstance(structure, dict):
+        return type(structure)(zip(sorted(structure), packed)), index
+    if hasattr(structure, "_fields"):
+        return type(structure)(*packed), index
+    return tuple(packed), index
+
+
+def pack_as(structure, flat):
+    flat = list(flat)
+    n = len(flatten(structure))
+    if n != len(flat):
+        raise ValueError(f"Could not pack sequence. Structure had {n} elements, but flat_sequence had "
+                         f"{len(flat)} elements.")
+    return _pack(structure, flat, 0)[0]
+
+
+def map_structure(fn, *structures):
+    flats = [flatten(s) for s in structures]
+    for s, f in zip(structures[1:], flats[1:]):
+        assert_same_structure(structures[0], s)
+    return pack_as(structures[0], [fn(*xs) for xs in zip(*flats)])
+
+
+def assert_same_structure(a, b):
+    if is_structure(a) != is_structure(b):
+        raise ValueError(f"The two structures don't have the same nested structure: {a!r} vs {b!r}")
+    if not is_structure(a):
+        return
+    if isinstance(a, dict) != isinstance(b, dict):
+        raise TypeError(f"The two structures don't have the same sequence type: {type(a).__name__} vs "
+                        f"{type(b).__name__}")
+    if isinstance(a, dict) and sorted(a) != sorted(b):
+        raise ValueError(f"The two dictionaries don't have the same set of keys: {sorted(a)} vs {sorted(b)}")
+    ca, cb = _children(a), _children(b)
+    if len(ca) != len(cb):
+        raise ValueError(f"The two structures don't have the same number of elements: {len(ca)} vs {len(cb)}")
+    for x, y in zip(ca, cb):
+        assert_same_structure(x, y)
+
+
+def specs_of(tensors):
+    """The Spec structure of a structure of tensors."""
+    return map_structure(lambda t: Spec(t.dtype, t.shape), tensors)
+
+
+def types(specs):
+    return map_structure(lambda s: s.dtype, specs)
+
+
+def shapes(specs):
+    return map_structure(lambda s: s.shape, specs)
+
+
+def classes(specs):
+    return map_structure(lambda s: Tensor, specs)
+
+
+def flat_types(specs):
+    return [s.dtype for s in flatten(specs)]
+
+
+def flat_shapes(specs):
+    return [s.shape for s in flatten(specs)]
+
+
+def from_types_and_shapes(output_types, output_shapes=None):
+    """The Spec structure of (types, shapes) structures; shapes default to unknown."""
+    if output_shapes is None:
+        output_shapes = map_structure(lambda _: TensorShape(None), output_types)
+    else:
+        output_shapes = _shapes_like(output_types, output_shapes)
+    return map_structure(lambda t, s: Spec(t, s), output_types, output_shapes)
+
+
+def _shapes_like(types_structure, shapes_structure):
+    """`shapes_structure` with each shape as a TensorShape (a shape written as a list
+    or tuple of dims is one shape, not a structure)."""
+    if not is_structure(types_structure):
+        return as_shape(shapes_structure)
+    if isinstance(types_structure, dict):
+        if not isinstance(shapes_structure, dict) or sorted(shapes_structure) != sorted(types_structure):
+            raise ValueError(f"output_shapes {shapes_structure!r} do not match the structure of output_types "
+                             f"{types_structure!r}")
+        return type(types_structure)((k, _shapes_like(types_structure[k], shapes_structure[k]))
+                                     for k in types_structure)
+    if not isinstance(shapes_structure, (tuple, list)) or len(shapes_structure) != len(types_structure):
+        raise ValueError(f"output_shapes {shapes_structure!r} do not match the structure of output_types "
+                         f"{types_structure!r}")
+    packed = [_shapes_like(t, s) for t, s in zip(types_structure, shapes_structure)]
+    return type(types_structure)(*packed) if hasattr(types_structure, "_fields") else tuple(packed)
+
+
+def is_compatible(a, b):
+    """True if Spec structures `a` and `b` have the same structure and types and compatible shapes."""
+    try:
+        assert_same_structure(a, b)
+    except (ValueError, TypeError):
+        return False
+    return all(x.dtype == y.dtype and x.shape.is_compatible_with(y.shape) for x, y in zip(flatten(a), flatten(b)))
+
+
+def most_specific_compatible(a, b):
+    """The Spec structure both `a` and `b` conform to (shapes relaxed where they differ)."""
+    def relax(x, y):
+        if x.dtype != y.dtype:
+            raise TypeError(f"Incompatible dtypes {x.dtype.name} and {y.dtype.name}")
+        return Spec(x.dtype, _common_shape(x.shape, y.shape))
+    return map_structure(relax, a, b)
+
+
+def _common_shape(a, b):
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
