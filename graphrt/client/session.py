@@ -36,6 +36,10 @@ _step_ids = itertools.count(1)
 # After an abort, executors stop within milliseconds; a kernel that ignores
 # the abort could keep a step alive, so the wait for them is bounded too.
 _DRAIN_TIMEOUT_S = 10.0
+# The calling thread waits for a step in slices: a signal (Ctrl-C) that arrives
+# just before a blocking wait begins has its handler run only once the wait
+# returns, so an unsliced wait could hold a KeyboardInterrupt until the step ends.
+_WAIT_SLICE_S = 0.2
 
 
 # -- default session ----------------------------------------------------------------
@@ -350,20 +354,32 @@ class BaseSession:
         rendezvous = LocalRendezvous(step_id)
         step = Step(step_id, rendezvous, args, len(plan.fetch_tensors), len(plan.executors), stats)
         self._active_steps.add(step)
+        if self._closed:
+            # close() ran after run() checked: it may not have seen this step, which
+            # could then wait forever (a queue op). Checked after the add, so one sees the other.
+            self._active_steps.discard(step)
+            raise errors.CancelledError("Run call was cancelled: the session was closed.")
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
         watch = WATCHDOG.watch(step, deadline, lambda: _deadline_error(step, rendezvous, timeout_ms)) \
             if deadline is not None else None
         try:
-            run_all([ex.start(step) for ex in plan.executors])
-            if not step.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
-                step.abort(_deadline_error(step, rendezvous, timeout_ms))
+            try:
+                run_all([ex.start(step) for ex in plan.executors])
+                if not _wait_for_step(step, deadline):
+                    step.abort(_deadline_error(step, rendezvous, timeout_ms))
+            except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a signal handler that raises
+                # The caller gets the exception, but only once the step has stopped:
+                # nothing of it may run on (or hold the runner) after run() returns.
+                step.abort(errors.CancelledError(f"Step {step_id} was interrupted ({type(exc).__name__})"))
+                step.wait(_DRAIN_TIMEOUT_S)
+                raise
             if not step.wait(_DRAIN_TIMEOUT_S):
                 step.error.message += (f"\n(executors of step {step_id} were still running "
                                        f"{_DRAIN_TIMEOUT_S:.0f}s after the abort)")
                 step.error.args = (step.error.message,)
+        finally:
             if rendezvous.num_items():
                 rendezvous.start_abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
-        finally:
             self._active_steps.discard(step)
             if watch is not None:
                 WATCHDOG.cancel(watch)
@@ -533,8 +549,23 @@ def _copy_graph_def(graph_def):
     return GraphDef([n.copy() for n in graph_def.node], graph_def.versions)
 
 
+def _wait_for_step(step, deadline):
+    """step.wait until `deadline` (time.monotonic, or None); on the main thread
+    in slices of _WAIT_SLICE_S, so that its signal handlers run meanwhile."""
+    if threading.current_thread() is not threading.main_thread():
+        return step.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
+    while True:
+        left = _WAIT_SLICE_S if deadline is None else min(_WAIT_SLICE_S, deadline - time.monotonic())
+        if left <= 0:
+            return step.done
+        if step.wait(left):
+            return True
+
+
 def _deadline_error(step, rendezvous, timeout_ms):
     pending = rendezvous.pending() if rendezvous is not None else []
-    waiting = format_pending(pending) if pending else "  (no rendezvous keys pending: a kernel is still running)"
+    lines = [format_pending(pending)] if pending else []
+    lines += [f"  {w}" for w in step.waiting_on() if w]  # queue operations
+    waiting = "\n".join(lines) or "  (no rendezvous keys pending: a kernel is still running)"
     return errors.DeadlineExceededError(
         f"Timed out after {timeout_ms} ms waiting for step {step.step_id} to finish; still waiting:\n{waiting}")

@@ -71,16 +71,8 @@ _AS_IS = frozenset({"VariableV2", "NoOp", "Shape", "Size", "Rank", "IsVariableIn
                     "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "Merge",
                     "RefMerge", "ControlTrigger"})
 _TRANSFER_OPS = ("_Send", "_Recv")
-# The step's call frame lives on the client CPU device only; ops added by
-# keep_on_host too.
-_HOST_ONLY = {"_Arg", "_Retval"}
-
-
-def keep_on_host(*op_types):
-    """Accelerators get no copy of these ops' host kernels: the ops hand host
-    objects around (tf.data datasets and iterators, function calls), so, as in
-    TF, they run on a CPU device even when an accelerator could take them."""
-    _HOST_ONLY.update(op_types)
+# The step's call frame lives on the client CPU device only.
+_HOST_ONLY = frozenset({"_Arg", "_Retval"})
 
 
 class StreamTensor(DeviceTensor):

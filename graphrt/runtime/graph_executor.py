@@ -31,6 +31,11 @@ The first kernel error is reported to the step, which aborts the
 rendezvous so the other partitions stop too; this executor stops
 scheduling, waits for its outstanding async kernels to be aborted, and
 finishes.
+
+A loop can also be interrupted by a BaseException raised on its thread
+(Ctrl-C, or a signal handler that raises, while a kernel runs there): the
+runs that thread held are abandoned (they report to the step once and never
+run again) and the step is aborted, so the other partitions stop as well.
 """
 import collections
 import threading
@@ -332,7 +337,7 @@ class _Run:
     """One executor running one step (TF's ExecutorState)."""
 
     __slots__ = ("ex", "step", "inputs", "pending", "ready", "remaining", "async_outstanding", "lock",
-                 "completions", "running", "failed", "__weakref__")
+                 "completions", "running", "failed", "reported", "__weakref__")
 
     def __init__(self, ex, step):
         self.ex = ex
@@ -346,6 +351,7 @@ class _Run:
         self.completions = []
         self.running = False
         self.failed = False
+        self.reported = False  # executor_done was called: a run reports once, even when abandoned
         step.executors.append(self)
 
     def loop(self, deferred=None):
@@ -361,8 +367,32 @@ class _Run:
                     if not deferred:
                         break
                     run = deferred.pop()
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C or a signal handler's exception, see module doc
+            for held in [run, *deferred]:
+                held._abandon(exc)
+            deferred.clear()
+            raise
         finally:
             _tls.deferred = saved
+
+    def _abandon(self, exc):
+        """This thread was interrupted while it held this run: the run never
+        runs again (callbacks of its outstanding async kernels only queue their
+        completions), it reports to the step, and the step is aborted."""
+        with self.lock:
+            self.running = True
+        self.failed = True
+        self.step.report_error(errors.CancelledError(
+            f"Step {self.step.step_id} was interrupted ({type(exc).__name__}) while {self.ex.device.name} ran it",
+            device=self.ex.device.name))
+        self._report_done(None)
+
+    def _report_done(self, err):
+        with self.lock:
+            if self.reported:
+                return
+            self.reported = True
+        self.step.executor_done(err)
 
     def _release(self, deferred):
         runner = self.ex.runner
@@ -503,7 +533,7 @@ class _Run:
                                        f"not run; waiting: {waiting}", device=self.ex.device.name)
         self.inputs = None
         self.ex._note_run()
-        self.step.executor_done(err)
+        self._report_done(err)
 
     def _record(self, it, t0, out):
         t1 = _now_ns()

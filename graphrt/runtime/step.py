@@ -57,20 +57,21 @@ class Step:
         if first:
             with self._lock:
                 callbacks, self._abort_callbacks = self._abort_callbacks, None
-            for fn in (callbacks or {}).values():
+            for fn, _ in (callbacks or {}).values():
                 fn(err)
         return first
 
-    def add_abort_callback(self, fn):
+    def add_abort_callback(self, fn, what=None):
         """Calls `fn(error)` once when the step fails or is aborted (at once if it
-        already has). Returns a token for `remove_abort_callback`, or None if
-        `fn` has already been called."""
+        already has). `what` (a string, or a callable making one) says what is
+        waiting, for a deadline's message. Returns a token for
+        `remove_abort_callback`, or None if `fn` has already been called."""
         with self._lock:
             if self.error is None:
                 if self._abort_callbacks is None:
                     self._abort_callbacks = {}
                 token = object()
-                self._abort_callbacks[token] = fn
+                self._abort_callbacks[token] = (fn, what)
                 return token
             err = self.error
         fn(err)
@@ -83,6 +84,12 @@ class Step:
         with self._lock:
             if self._abort_callbacks is not None:
                 self._abort_callbacks.pop(token, None)
+
+    def waiting_on(self):
+        """What the registered abort callbacks say is waiting (queue operations)."""
+        with self._lock:
+            whats = [what for _, what in (self._abort_callbacks or {}).values() if what is not None]
+        return [what() if callable(what) else what for what in whats]
 
     def executor_done(self, err=None):
         if err is not None:
