@@ -7,7 +7,8 @@ verify the transfers, and build one GraphExecutor per partition. Later
 calls with the same signature look the plan up and only convert feeds,
 start a step and collect the fetches. A plan with one partition runs on
 the calling thread; several run concurrently on the session's runner,
-joined by the step barrier, within the step timeout.
+joined by the step barrier. With a step timeout, the StepDriver runs them
+off the calling thread, so the timeout holds even if a kernel blocks.
 """
 import collections
 import itertools
@@ -25,21 +26,17 @@ from ..framework.tensor_shape import TensorShape
 from ..partition import partitioner, placer, subgraph, verifier
 from ..rendezvous import LocalRendezvous, format_pending
 from ..runtime import device_factory
-from ..runtime.graph_executor import GraphExecutor, run_all
+from ..runtime.graph_executor import GraphExecutor
 from ..runtime.runner import Runner
 from ..runtime.step import Step
+from ..runtime.step_driver import StepDriver
 from ..runtime.step_stats import StepStatsCollector
-from ..runtime.watchdog import WATCHDOG
 from .config import ConfigProto
 
 _step_ids = itertools.count(1)
 # After an abort, executors stop within milliseconds; a kernel that ignores
 # the abort could keep a step alive, so the wait for them is bounded too.
 _DRAIN_TIMEOUT_S = 10.0
-# The calling thread waits for a step in slices: a signal (Ctrl-C) that arrives
-# just before a blocking wait begins has its handler run only once the wait
-# returns, so an unsliced wait could hold a KeyboardInterrupt until the step ends.
-_WAIT_SLICE_S = 0.2
 
 
 # -- default session ----------------------------------------------------------------
@@ -193,6 +190,7 @@ class BaseSession:
         self._client_device = self._devices[0]
         threads = self._config.inter_op_parallelism_threads or max(2, len(self._devices) + 1)
         self._runner = Runner(threads, name="graphrt-session")
+        self._driver = StepDriver(self._runner)
 
     def _create_devices(self):
         return device_factory.create_local_devices(self._config)
@@ -331,18 +329,14 @@ class BaseSession:
         step_id = next(_step_ids)
         timeout_ms = (options.timeout_in_ms if options is not None and options.timeout_in_ms > 0
                       else self._config.operation_timeout_in_ms)
-        if plan.inline:
+        if plan.inline and timeout_ms <= 0:
             step = Step(step_id, None, args, len(plan.fetch_tensors), 1, stats)
-            watch = WATCHDOG.watch(step, time.monotonic() + timeout_ms / 1000.0,
-                                   lambda: _deadline_error(step, None, timeout_ms)) if timeout_ms > 0 else None
             self._active_steps.add(step)
             try:
                 plan.executors[0].run_async(step, inline=True)
             finally:
                 self._active_steps.discard(step)
-                if watch is not None:
-                    WATCHDOG.cancel(watch)
-        else:
+        else:  # with a deadline, the step driver runs the partitions off this thread so the deadline holds
             step = self._run_concurrently(plan, step_id, args, stats, timeout_ms)
         if run_metadata is not None:
             self._fill_metadata(plan, options, run_metadata, stats)
@@ -360,29 +354,20 @@ class BaseSession:
             self._active_steps.discard(step)
             raise errors.CancelledError("Run call was cancelled: the session was closed.")
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
-        watch = WATCHDOG.watch(step, deadline, lambda: _deadline_error(step, rendezvous, timeout_ms)) \
-            if deadline is not None else None
         try:
             try:
-                run_all([ex.start(step) for ex in plan.executors])
-                if not _wait_for_step(step, deadline):
-                    step.abort(_deadline_error(step, rendezvous, timeout_ms))
+                self._driver.run(step, [ex.start(step) for ex in plan.executors], deadline,
+                                 lambda: _deadline_error(step, rendezvous, timeout_ms))
             except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a signal handler that raises
                 # The caller gets the exception, but only once the step has stopped:
                 # nothing of it may run on (or hold the runner) after run() returns.
                 step.abort(errors.CancelledError(f"Step {step_id} was interrupted ({type(exc).__name__})"))
                 step.wait(_DRAIN_TIMEOUT_S)
                 raise
-            if not step.wait(_DRAIN_TIMEOUT_S):
-                step.error.message += (f"\n(executors of step {step_id} were still running "
-                                       f"{_DRAIN_TIMEOUT_S:.0f}s after the abort)")
-                step.error.args = (step.error.message,)
         finally:
             if rendezvous.num_items():
                 rendezvous.start_abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
             self._active_steps.discard(step)
-            if watch is not None:
-                WATCHDOG.cancel(watch)
         return step
 
     def _fill_metadata(self, plan, options, run_metadata, stats):
@@ -547,19 +532,6 @@ def _owned_result(value):
 def _copy_graph_def(graph_def):
     from ..framework.graph_def import GraphDef
     return GraphDef([n.copy() for n in graph_def.node], graph_def.versions)
-
-
-def _wait_for_step(step, deadline):
-    """step.wait until `deadline` (time.monotonic, or None); on the main thread
-    in slices of _WAIT_SLICE_S, so that its signal handlers run meanwhile."""
-    if threading.current_thread() is not threading.main_thread():
-        return step.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
-    while True:
-        left = _WAIT_SLICE_S if deadline is None else min(_WAIT_SLICE_S, deadline - time.monotonic())
-        if left <= 0:
-            return step.done
-        if step.wait(left):
-            return True
 
 
 def _deadline_error(step, rendezvous, timeout_ms):

@@ -215,7 +215,8 @@ class DeviceKernel:
     """One node's kernel on an accelerator device (see the module docstring)."""
 
     __slots__ = ("fn", "name", "op", "label", "device", "device_name", "executor", "stream", "xp", "n_out",
-                 "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step")
+                 "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step", "shape_in",
+                 "out_itemsize")
 
     def __init__(self, ctx, kdef):
         self.fn = kdef.factory(ctx)
@@ -244,6 +245,13 @@ class DeviceKernel:
         # updates a variable that lives in device memory.
         self.always_device = (any(not (h or r) for h, r in zip(self.out_host, self.out_ref))
                               or any(dt.is_ref_dtype and not host_resident(dt) for dt in ctx.input_dtypes))
+        # An op whose output shape is an input (Fill's dims, random ops' shape, BroadcastTo): its output is
+        # checked against the device's memory before the host computes it, so a tensor that cannot fit
+        # fails at once instead of being built in host memory first.
+        makes_one_tensor = self.n_out == 1 and not self.out_host[0] and not self.out_ref[0]
+        self.shape_in = next((i for i, a in enumerate(op_def.inputs) if a.name in _SHAPE_INPUTS and not a.number_attr),
+                             None) if makes_one_tensor else None
+        self.out_itemsize = _itemsize(ctx.output_dtypes[0]) if self.shape_in is not None else 0
 
     def run(self, step, args, done):
         """The executor's entry point (ASYNC): launch on the compute stream, or run on the host."""
@@ -283,6 +291,8 @@ class DeviceKernel:
             self.stream.launch_started_ns = None
         try:
             views, swaps = self._inputs(args)
+            if self.shape_in is not None and self.out_itemsize:
+                self._check_fits(views[self.shape_in])
             with np.errstate(all="ignore"):  # inf/nan are values, as on the CPU device
                 out = self.fn(step, *views) if self.takes_step else self.fn(*views)
             result = self._outputs(out, args, views, swaps, event)
@@ -292,6 +302,19 @@ class DeviceKernel:
         if stats is not None:
             self._record(stats, start, result)
         run_device_callback(self.device, done, None, result)
+
+    def _check_fits(self, shape):
+        try:
+            count = 1
+            for d in np.asarray(shape).ravel().tolist():
+                count *= max(int(d), 0)
+        except (TypeError, ValueError):
+            return  # not a shape: the kernel reports it
+        nbytes = count * self.out_itemsize
+        total = self.executor.memory_usage().total
+        if total is not None and nbytes > total:
+            # The allocator refuses at once what can never fit, with its usual summary of the arena.
+            self.executor.deallocate(self.executor.allocate(nbytes))
 
     def _inputs(self, args):
         """Arrays for the host kernel: device tensors as read-only views; variables
@@ -402,6 +425,16 @@ class DeviceKernel:
 
     def __repr__(self):
         return f"<DeviceKernel {self.name} = {self.op} on {self.device_name}>"
+
+
+_SHAPE_INPUTS = ("shape", "dims")
+
+
+def _itemsize(dtype):
+    try:
+        return np.dtype(dtype.base_dtype.np).itemsize if dtype.base_dtype.np is not None else 0
+    except (TypeError, AttributeError):
+        return 0
 
 
 def _address(array):

@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import errors
 from ..framework import registry
-from ..framework.registry import ASYNC, SYNC, KernelContext
+from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
 from . import step_stats
 
 
@@ -207,6 +207,8 @@ class GraphExecutor:
                 raise errors.InvalidArgumentError(f"Cannot create kernel for {it.where}: {e}", node=it.name,
                                                   device=device.name) from None
             it.kind = kdef.kind
+            if it.kind != ASYNC and getattr(registry.get_op_def(it.op), "may_block", False):
+                it.fn, it.kind = _tracking_blocking(it, it.fn, it.kind, device.name), STEP
             if kdef.inexpensive or it.kind == ASYNC:
                 it.expensive = False
         self.items = items
@@ -555,6 +557,26 @@ def _describe(slot, value):
     shape = getattr(value, "shape", ())
     dtype = getattr(value, "dtype", None)
     return step_stats.NodeOutput(slot, str(dtype), tuple(shape), int(getattr(value, "nbytes", 0)))
+
+
+def _tracking_blocking(it, fn, kind, device_name):
+    """Wraps a may_block kernel: while it runs, the step knows (for its deadline error); if the step
+    failed meanwhile (its deadline passed and the caller went on), the late result is discarded."""
+    name, op = it.name, it.op
+
+    def blocking(step, *args):
+        token = object()
+        blocking_now = step.blocking
+        blocking_now[id(token)] = (name, op, device_name, time.monotonic())
+        try:
+            out = fn(*args) if kind == SYNC else fn(step, *args)
+        finally:
+            blocking_now.pop(id(token), None)
+        if step.error is not None:
+            raise errors.mark_derived(errors.CancelledError(
+                f"The result of {name} came after its step failed; it is discarded", node=name))
+        return out
+    return blocking
 
 
 def _kernel_error(it, exc, step):

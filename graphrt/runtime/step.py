@@ -28,7 +28,7 @@ class Step:
     frame_iter = ROOT_FRAME_ITER  # kernels run at top level unless given a FrameStep
 
     __slots__ = ("step_id", "rendezvous", "args", "retvals", "stats", "_lock", "_remaining", "_done",
-                 "error", "executors", "cancelled", "_abort_callbacks", "__weakref__")
+                 "error", "executors", "cancelled", "_abort_callbacks", "blocking", "on_done", "__weakref__")
 
     def __init__(self, step_id, rendezvous, args, num_retvals, num_executors, stats=None):
         self.step_id = step_id
@@ -43,6 +43,8 @@ class Step:
         self.executors = []
         self.cancelled = False
         self._abort_callbacks = None
+        self.blocking = {}    # id -> (node, device, since): kernels declared may_block running now
+        self.on_done = None   # called once every executor finished (the step driver's cleanup)
 
     def report_error(self, err):
         """Records an error; the first one aborts the rendezvous. Returns True if it was first."""
@@ -99,6 +101,10 @@ class Step:
             last = self._remaining == 0
         if last:
             self._done.set()
+            on_done = self.on_done
+            if on_done is not None:
+                self.on_done = None
+                on_done()
 
     def wait(self, timeout=None):
         """True when every executor finished; False on timeout."""
