@@ -6,11 +6,14 @@ variables on the ps task, `MonitoredTrainingSession` initializes the model
 training at a global step. `--mode sync` wraps the optimizer in
 `SyncReplicasOptimizer` (each global step is one update averaging a
 gradient from each worker); `--mode async` lets each worker update the
-variables on its own. The model is a linear regression, each worker
+variables on its own; `--mode ssp` is async with graphrt's
+`StalenessBoundHook` (no worker starts a step more than `--staleness`
+steps ahead of the slowest). `--slow-sleep S` makes worker 1 sleep S
+seconds after each step (a slower machine). The model is a linear regression, each worker
 reading its own shard of the data. Each worker prints its progress and,
 at the end, one JSON line; the launcher stops every process it started.
 
-    python samples/ps_training.py [--mode sync|async] [--last-step 40]
+    python samples/ps_training.py [--mode sync|async|ssp] [--last-step 40] [--staleness 3] [--slow-sleep 0]
 """
 import argparse
 import json
@@ -38,7 +41,24 @@ def shard(task, n=256):
     return x, (x @ TRUE_W + 0.01 * rng.normal(size=n)).astype(np.float32)
 
 
-def train(cluster, task, mode, last_step, batch=32):
+class SleepHook(tf.train.SessionRunHook):
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def after_run(self, run_context, run_values):
+        time.sleep(self.seconds)
+
+
+class SessionCounter(tf.train.SessionRunHook):
+    """Counts the sessions made: more than one means the session recovered from a lost task."""
+    def __init__(self):
+        self.sessions = 0
+
+    def after_create_session(self, session, coord):
+        self.sessions += 1
+
+
+def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoint_dir=None, batch=32):
     server = tf.train.Server(cluster, "worker", task)
     is_chief = task == 0
     x_all, y_all = shard(task)
@@ -54,23 +74,37 @@ def train(cluster, task, mode, last_step, batch=32):
             opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=2, total_num_replicas=2)
             hooks.append(opt.make_session_run_hook(is_chief))
         train_op = opt.minimize(loss, global_step=gs)
+    ssp = None
+    if mode == "ssp":
+        ssp = tf.train.StalenessBoundHook(staleness=staleness, worker_index=task, num_workers=2)
+        hooks.append(ssp)
+    if slow_sleep and task == 1:
+        hooks.append(SleepHook(slow_sleep))
     final = tf.train.FinalOpsHook([w, gs])  # read when the session ends
-    hooks.append(final)
-    runs, first_loss, last_loss = 0, None, None
+    counter = SessionCounter()
+    hooks += [final, counter]
+    runs, first_loss, last_loss, started, curve = 0, None, None, None, []
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
+                                           checkpoint_dir=checkpoint_dir, save_checkpoint_steps=5,
+                                           save_summaries_steps=None, log_step_count_steps=None,
                                            max_wait_secs=120) as sess:
         while not sess.should_stop():
             i = (runs * batch) % len(x_all)
             _, value, step = sess.run([train_op, loss, gs], {x: x_all[i:i + batch], y: y_all[i:i + batch]})
+            started = started or time.monotonic()
+            curve.append((round(time.monotonic() - started, 4), float(value)))
             first_loss = value if first_loss is None else first_loss
             last_loss = value
             runs += 1
             if runs % 10 == 0:
                 print(f"worker {task}: run {runs} global step {step} loss {value:.4f}", flush=True)
+    elapsed = time.monotonic() - started
     final_w, final_step = final.final_ops_values
     print(json.dumps({"task": task, "mode": mode, "runs": runs, "global_step": int(final_step),
                       "first_loss": float(first_loss), "last_loss": float(last_loss),
-                      "w_error": float(np.abs(final_w - TRUE_W).max())}), flush=True)
+                      "w_error": float(np.abs(final_w - TRUE_W).max()),
+                      "runs_per_sec": runs / elapsed if elapsed > 0 else None,
+                      "max_gap": ssp.max_gap if ssp else None, "sessions": counter.sessions, "loss_curve": curve}), flush=True)
     server.stop()
 
 
@@ -80,7 +114,7 @@ def serve_ps(cluster):
     server.join()
 
 
-def launch(mode, last_step, timeout=300):
+def launch(mode, last_step, staleness=3, slow_sleep=0.0, timeout=300):
     """Starts 1 ps + 2 workers, streams their output, returns the workers' JSON results."""
     from graphrt.distributed.cluster import free_port
     ports = []
@@ -98,7 +132,8 @@ def launch(mode, last_step, timeout=300):
     try:
         def spawn(job, task):
             proc = subprocess.Popen([sys.executable, me, "--cluster", cluster_file, "--job", job, "--task", str(task),
-                                     "--mode", mode, "--last-step", str(last_step)], stdout=subprocess.PIPE,
+                                     "--mode", mode, "--last-step", str(last_step), "--staleness", str(staleness),
+                                     "--slow-sleep", str(slow_sleep)], stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
             procs.append(proc)
             return proc
@@ -137,8 +172,12 @@ def launch(mode, last_step, timeout=300):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mode", choices=["sync", "async"], default="sync")
+    parser.add_argument("--mode", choices=["sync", "async", "ssp"], default="sync")
     parser.add_argument("--last-step", type=int, default=40)
+    parser.add_argument("--staleness", type=int, default=3)
+    parser.add_argument("--slow-sleep", type=float, default=0.0)
+    parser.add_argument("--checkpoint-dir", help="the chief saves a checkpoint every 5 steps there, and restores "
+                                                 "the latest one when it starts or recovers")
     parser.add_argument("--cluster", help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     parser.add_argument("--task", type=int, help=argparse.SUPPRESS)
@@ -146,9 +185,11 @@ def main():
     if args.job == "ps":
         serve_ps(tf.train.ClusterSpec(args.cluster))
     elif args.job == "worker":
-        train(tf.train.ClusterSpec(args.cluster), args.task, args.mode, args.last_step)
+        train(tf.train.ClusterSpec(args.cluster), args.task, args.mode, args.last_step, args.staleness,
+              args.slow_sleep, args.checkpoint_dir)
     else:
-        for result in launch(args.mode, args.last_step):
+        for result in launch(args.mode, args.last_step, args.staleness, args.slow_sleep):
+            result.pop("loss_curve")
             print(json.dumps(result))
 
 

@@ -23,6 +23,7 @@ from .monitored import (CheckpointSaverHook, CheckpointSaverListener, ChiefSessi
                         SingularMonitoredSession, StepCounterHook, StopAtStepHook, SummarySaverHook,
                         SummaryWriterCache, WorkerSessionCreator)
 from .sync_replicas import SyncReplicasOptimizer  # noqa: F401, E402
+from .staleness import StalenessBoundHook  # noqa: F401, E402 - graphrt's SSP (no TF equivalent)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
