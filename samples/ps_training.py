@@ -58,8 +58,9 @@ class SessionCounter(tf.train.SessionRunHook):
         self.sessions += 1
 
 
-def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoint_dir=None, batch=32):
-    server = tf.train.Server(cluster, "worker", task)
+def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoint_dir=None, bind="127.0.0.1",
+          batch=32):
+    server = tf.train.Server(cluster, "worker", task, bind_address=bind)
     is_chief = task == 0
     x_all, y_all = shard(task)
     with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device=f"/job:worker/task:{task}")):
@@ -71,12 +72,14 @@ def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoin
         opt = tf.train.GradientDescentOptimizer(0.1)
         hooks = [tf.train.StopAtStepHook(last_step=last_step)]
         if mode == "sync":
-            opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=2, total_num_replicas=2)
+            n = cluster.num_tasks("worker")
+            opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=n, total_num_replicas=n)
             hooks.append(opt.make_session_run_hook(is_chief))
         train_op = opt.minimize(loss, global_step=gs)
     ssp = None
     if mode == "ssp":
-        ssp = tf.train.StalenessBoundHook(staleness=staleness, worker_index=task, num_workers=2)
+        ssp = tf.train.StalenessBoundHook(staleness=staleness, worker_index=task,
+                                           num_workers=cluster.num_tasks("worker"))
         hooks.append(ssp)
     if slow_sleep and task == 1:
         hooks.append(SleepHook(slow_sleep))
@@ -104,12 +107,13 @@ def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoin
                       "first_loss": float(first_loss), "last_loss": float(last_loss),
                       "w_error": float(np.abs(final_w - TRUE_W).max()),
                       "runs_per_sec": runs / elapsed if elapsed > 0 else None,
-                      "max_gap": ssp.max_gap if ssp else None, "sessions": counter.sessions, "loss_curve": curve}), flush=True)
+                      "max_gap": ssp.max_gap if ssp else None, "sessions": counter.sessions,
+                      "loss_curve": curve}), flush=True)
     server.stop()
 
 
-def serve_ps(cluster):
-    server = tf.train.Server(cluster, "ps", 0)
+def serve_ps(cluster, task=0, bind="127.0.0.1"):
+    server = tf.train.Server(cluster, "ps", task, bind_address=bind)
     print(f"ps listening on {server.target}", flush=True)
     server.join()
 
@@ -178,15 +182,29 @@ def main():
     parser.add_argument("--slow-sleep", type=float, default=0.0)
     parser.add_argument("--checkpoint-dir", help="the chief saves a checkpoint every 5 steps there, and restores "
                                                  "the latest one when it starts or recovers")
+    parser.add_argument("--resolver", choices=["tf_config", "slurm"],
+                        help="run one task of a cluster given by TF_CONFIG (Kubernetes: deploy/kubernetes) or an "
+                             "srun step (deploy/slurm: task 0 is the ps, the others workers)")
+    parser.add_argument("--bind", default="127.0.0.1", help="the address the task listens on (0.0.0.0 across "
+                                                           "machines)")
     parser.add_argument("--cluster", help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     parser.add_argument("--task", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    cluster = tf.train.ClusterSpec(args.cluster) if args.cluster else None
+    if args.resolver:
+        resolvers = tf.distribute.cluster_resolver
+        if args.resolver == "tf_config":
+            resolver = resolvers.TFConfigClusterResolver()
+        else:
+            num_tasks = int(os.environ.get("SLURM_STEP_NUM_TASKS") or os.environ.get("SLURM_NTASKS") or 0)
+            resolver = resolvers.SlurmClusterResolver(jobs={"ps": 1, "worker": num_tasks - 1})
+        cluster, args.job, args.task = resolver.cluster_spec(), resolver.task_type, resolver.task_id
     if args.job == "ps":
-        serve_ps(tf.train.ClusterSpec(args.cluster))
+        serve_ps(cluster, args.task, args.bind)
     elif args.job == "worker":
-        train(tf.train.ClusterSpec(args.cluster), args.task, args.mode, args.last_step, args.staleness,
-              args.slow_sleep, args.checkpoint_dir)
+        train(cluster, args.task, args.mode, args.last_step, args.staleness, args.slow_sleep, args.checkpoint_dir,
+              args.bind)
     else:
         for result in launch(args.mode, args.last_step, args.staleness, args.slow_sleep):
             result.pop("loss_curve")

@@ -119,8 +119,9 @@ def test_bad_input(graph):
 
 def test_sparse_accumulator_means_per_row(graph):
     acc = tf.SparseConditionalAccumulator(tf.float32, shape=[5, 2])
-    first = acc.apply_indexed_slices_grad(tf.IndexedSlices(tf.constant([[1.0, 1.0], [2.0, 4.0]]),
-                                                           tf.constant([3, 0], tf.int64), tf.constant([5, 2], tf.int64)))
+    slices = tf.IndexedSlices(tf.constant([[1.0, 1.0], [2.0, 4.0]]), tf.constant([3, 0], tf.int64),
+                              tf.constant([5, 2], tf.int64))
+    first = acc.apply_indexed_slices_grad(slices)
     second = acc.apply_grad([3, 4], [[3.0, 5.0], [7.0, 7.0]], grad_shape=[5, 2])
     stale = acc.apply_grad([1], [[9.0, 9.0]], grad_shape=[5, 2], local_step=-1)
     taken = acc.take_indexed_slices_grad(2)

@@ -60,7 +60,7 @@ class Scaffold:
             if self._init_op is None:
                 self._init_op = _get_or_default(graph, GraphKeys.INIT_OP, variables_lib.global_variables_initializer)
             if self._ready_op is None:
-                self._ready_op = _get_or_default(graph, READY_OP, lambda: variables_lib.report_uninitialized_variables())
+                self._ready_op = _get_or_default(graph, READY_OP, variables_lib.report_uninitialized_variables)
             if self._ready_for_local_init_op is None:
                 self._ready_for_local_init_op = _get_or_default(
                     graph, READY_FOR_LOCAL_INIT_OP,
