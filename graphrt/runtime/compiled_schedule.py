@@ -103,11 +103,22 @@ def _dataflow_order(ex):
 
 
 class Schedule:
-    __slots__ = ("entries", "num_registers")
+    """The entries, and `flat`: per entry (kernel, mode, input getter, registers
+    to free, output register) where mode 0/1/2 is a plain kernel of 0/1/more
+    inputs and 3 one that needs the step or reads a variable; the output
+    register is -1 when nobody reads the output, _MULTI for several outputs."""
+
+    __slots__ = ("entries", "num_registers", "flat")
 
     def __init__(self, entries, num_registers):
         self.entries = entries
         self.num_registers = num_registers
+        flat = []
+        for e in entries:
+            mode = 3 if (e.step_kind or e.deref) else min(e.n_in, 2)
+            out_reg = e.out if e.it.n_out == 1 else (_MULTI if e.outs else -1)
+            flat.append((e.fn, mode, e.get, e.frees, out_reg))
+        self.flat = tuple(flat)
 
     def __repr__(self):
         return f"<Schedule {len(self.entries)} kernels, {self.num_registers} registers>"
@@ -155,38 +166,45 @@ class CompiledRun:
         self.step.executor_done(None)
 
     def _run(self, deferred):
+        # the hot loop: one tuple unpack per kernel instead of attribute loads
         regs = self.regs
         step = self.step
-        release = self.ex.runner is not None
-        for pos, e in enumerate(self.ex.schedule.entries):
+        ex = self.ex
+        release = ex.runner is not None
+        entries = ex.schedule.entries
+        pos = 0
+        for fn, mode, get, frees, out_reg in ex.schedule.flat:
             if step.error is not None:
                 self.failed = True
                 self.position = pos
                 return
-            if deferred and release and e.it.expensive:
-                _release(self.ex, deferred)
-            n = e.n_in
+            if deferred and release and entries[pos].it.expensive:
+                _release(ex, deferred)
             try:
-                if e.deref:
-                    args = _deref_args(e, regs)
-                elif n == 0:
-                    args = ()
-                elif n == 1:
-                    args = (e.get(regs),)
+                if mode == 1:
+                    arg = get(regs)
+                    for r in frees:
+                        regs[r] = None
+                    out = fn(arg)
+                elif mode == 2:
+                    args = get(regs)
+                    for r in frees:
+                        regs[r] = None
+                    out = fn(*args)
+                elif mode == 0:
+                    out = fn()
                 else:
-                    args = e.get(regs)
-                for r in e.frees:
-                    regs[r] = None
-                out = e.fn(step, *args) if e.step_kind else e.fn(*args)
+                    out = _call(entries[pos], regs, step)
             except Exception as exc:  # noqa: BLE001 - becomes the step's error
-                self._fail(e, exc, pos)
+                self._fail(entries[pos], exc, pos)
                 return
-            if e.out >= 0:
-                regs[e.out] = out
-            elif e.outs and e.it.n_out > 1:
-                for k, r in e.outs:
+            if out_reg >= 0:
+                regs[out_reg] = out
+            elif out_reg == _MULTI:
+                for k, r in entries[pos].outs:
                     regs[r] = out[k]
-        self.position = len(self.ex.schedule.entries)
+            pos += 1
+        self.position = pos
 
     def _run_timed(self, deferred):
         """`_run` measuring each kernel: for the step's stats and the executor's profiled runs."""
@@ -234,6 +252,17 @@ class CompiledRun:
     def __repr__(self):
         total = len(self.ex.schedule.entries)
         return f"<CompiledRun {self.ex.device.name} step {self.step.step_id}: {self.position}/{total} kernels run>"
+
+
+_MULTI = -2  # out_reg of a kernel with several outputs someone reads
+
+
+def _call(e, regs, step):
+    """A kernel that needs the step or reads variables (mode 3 in `Schedule.flat`)."""
+    args = _deref_args(e, regs) if e.deref else [regs[r] for r in e.ins]
+    for r in e.frees:
+        regs[r] = None
+    return e.fn(step, *args) if e.step_kind else e.fn(*args)
 
 
 def _deref_args(e, regs):
