@@ -75,8 +75,9 @@ from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, 
                             SimOptions)
 from .client.session import InteractiveSession, Session, get_default_session
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
-from . import contrib, distribute  # noqa: F401
+from . import contrib, distribute, memory_stats  # noqa: F401
 from . import summary  # noqa: F401 - registers the summary ops
+from . import gfile, io  # noqa: F401
 from . import data  # noqa: F401
 from . import image  # noqa: F401
 

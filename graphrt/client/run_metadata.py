@@ -42,6 +42,9 @@ def node_stats_to_proto(ns):
         total += out.requested_bytes
     if ns.output:  # TensorBoard's graph dashboard sizes nodes' memory from these
         proto.memory.add(allocator_name="graphrt", total_bytes=total, peak_bytes=total)
+    for used in getattr(ns, "memory", ()):  # the device allocator when the kernel ended (runtime/memory_stats.py)
+        proto.memory.add(allocator_name=used.allocator_name, peak_bytes=int(used.peak_bytes),
+                         allocator_bytes_in_use=int(used.allocator_bytes_in_use))
     return proto
 
 

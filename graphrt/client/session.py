@@ -7,7 +7,8 @@ verify the transfers, and build one GraphExecutor per partition. Later
 calls with the same signature look the plan up and only convert feeds,
 start a step and collect the fetches. A plan with one partition runs on
 the calling thread; several run concurrently on the session's runner,
-joined by the step barrier, within the step timeout.
+joined by the step barrier. With a step timeout, the StepDriver runs them
+off the calling thread, so the timeout holds even if a kernel blocks.
 """
 import collections
 import itertools
@@ -25,11 +26,11 @@ from ..framework.tensor_shape import TensorShape
 from ..partition import partitioner, placer, subgraph, verifier
 from ..rendezvous import LocalRendezvous, format_pending
 from ..runtime import device_factory
-from ..runtime.graph_executor import GraphExecutor, run_all
+from ..runtime.graph_executor import GraphExecutor
 from ..runtime.runner import Runner
 from ..runtime.step import Step
+from ..runtime.step_driver import StepDriver
 from ..runtime.step_stats import StepStatsCollector
-from ..runtime.watchdog import WATCHDOG
 from .config import ConfigProto
 
 _step_ids = itertools.count(1)
@@ -189,6 +190,7 @@ class BaseSession:
         self._client_device = self._devices[0]
         threads = self._config.inter_op_parallelism_threads or max(2, len(self._devices) + 1)
         self._runner = Runner(threads, name="graphrt-session")
+        self._driver = StepDriver(self._runner)
 
     def _create_devices(self):
         return device_factory.create_local_devices(self._config)
@@ -327,18 +329,14 @@ class BaseSession:
         step_id = next(_step_ids)
         timeout_ms = (options.timeout_in_ms if options is not None and options.timeout_in_ms > 0
                       else self._config.operation_timeout_in_ms)
-        if plan.inline:
+        if plan.inline and timeout_ms <= 0:
             step = Step(step_id, None, args, len(plan.fetch_tensors), 1, stats)
-            watch = WATCHDOG.watch(step, time.monotonic() + timeout_ms / 1000.0,
-                                   lambda: _deadline_error(step, None, timeout_ms)) if timeout_ms > 0 else None
             self._active_steps.add(step)
             try:
                 plan.executors[0].run_async(step, inline=True)
             finally:
                 self._active_steps.discard(step)
-                if watch is not None:
-                    WATCHDOG.cancel(watch)
-        else:
+        else:  # with a deadline, the step driver runs the partitions off this thread so the deadline holds
             step = self._run_concurrently(plan, step_id, args, stats, timeout_ms)
         if run_metadata is not None:
             self._fill_metadata(plan, options, run_metadata, stats)
@@ -350,23 +348,26 @@ class BaseSession:
         rendezvous = LocalRendezvous(step_id)
         step = Step(step_id, rendezvous, args, len(plan.fetch_tensors), len(plan.executors), stats)
         self._active_steps.add(step)
+        if self._closed:
+            # close() ran after run() checked: it may not have seen this step, which
+            # could then wait forever (a queue op). Checked after the add, so one sees the other.
+            self._active_steps.discard(step)
+            raise errors.CancelledError("Run call was cancelled: the session was closed.")
         deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
-        watch = WATCHDOG.watch(step, deadline, lambda: _deadline_error(step, rendezvous, timeout_ms)) \
-            if deadline is not None else None
         try:
-            run_all([ex.start(step) for ex in plan.executors])
-            if not step.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
-                step.abort(_deadline_error(step, rendezvous, timeout_ms))
-            if not step.wait(_DRAIN_TIMEOUT_S):
-                step.error.message += (f"\n(executors of step {step_id} were still running "
-                                       f"{_DRAIN_TIMEOUT_S:.0f}s after the abort)")
-                step.error.args = (step.error.message,)
+            try:
+                self._driver.run(step, [ex.start(step) for ex in plan.executors], deadline,
+                                 lambda: _deadline_error(step, rendezvous, timeout_ms))
+            except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a signal handler that raises
+                # The caller gets the exception, but only once the step has stopped:
+                # nothing of it may run on (or hold the runner) after run() returns.
+                step.abort(errors.CancelledError(f"Step {step_id} was interrupted ({type(exc).__name__})"))
+                step.wait(_DRAIN_TIMEOUT_S)
+                raise
+        finally:
             if rendezvous.num_items():
                 rendezvous.start_abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
-        finally:
             self._active_steps.discard(step)
-            if watch is not None:
-                WATCHDOG.cancel(watch)
         return step
 
     def _fill_metadata(self, plan, options, run_metadata, stats):
@@ -535,6 +536,8 @@ def _copy_graph_def(graph_def):
 
 def _deadline_error(step, rendezvous, timeout_ms):
     pending = rendezvous.pending() if rendezvous is not None else []
-    waiting = format_pending(pending) if pending else "  (no rendezvous keys pending: a kernel is still running)"
+    lines = [format_pending(pending)] if pending else []
+    lines += [f"  {w}" for w in step.waiting_on() if w]  # queue operations
+    waiting = "\n".join(lines) or "  (no rendezvous keys pending: a kernel is still running)"
     return errors.DeadlineExceededError(
         f"Timed out after {timeout_ms} ms waiting for step {step.step_id} to finish; still waiting:\n{waiting}")

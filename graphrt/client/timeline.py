@@ -4,10 +4,14 @@ As TF's timeline.py: one process per device (and one per device stream when
 kernels and copies ran on streams), ops as complete events on greedy lanes,
 and flow arrows for data that crosses lanes. Unlike TF 1.x, `_Send`/`_Recv`
 are in the stats, so every cross-device transfer shows as an arrow from the
-Send to its Recv, labelled with its rendezvous edge name.
+Send to its Recv, labelled with its rendezvous edge name. With
+show_memory=True each device allocator gets a counter track of its bytes in
+use (runtime/memory_stats.py).
 """
 import json
 import re
+
+from ..runtime import memory_stats
 
 _LABEL = re.compile(r"^(.*?) = (\w+)\((.*)\)?$")
 _TRANSFER_LABEL = re.compile(r"^(.*?) = (_\w*(?:Send|Recv))\(([^ ]*) @(.*)$")
@@ -19,9 +23,11 @@ class Timeline:
         self._graph = graph
 
     def generate_chrome_trace_format(self, show_dataflow=True, show_memory=False, op_time="schedule"):
-        return json.dumps(self.trace_events(show_dataflow), indent=4)
+        """The trace as JSON; `show_memory` adds a counter track of each device
+        allocator's bytes in use (sampled at every kernel's end)."""
+        return json.dumps(self.trace_events(show_dataflow, show_memory), indent=4)
 
-    def trace_events(self, show_dataflow=True):
+    def trace_events(self, show_dataflow=True, show_memory=False):
         events = []
         pids = {}
         producers = {}   # node name -> (pid, tid, end ts)
@@ -85,6 +91,8 @@ class Timeline:
                                    "tid": where[1], "ts": max(where[2] - 1, 0)})
                     events.append({"name": src, "cat": "DataFlow", "ph": "f", "bp": "e", "id": flow_id,
                                    "pid": pid, "tid": tid, "ts": ts})
+        if show_memory:
+            events += memory_stats.counter_events(self._step_stats, lambda name: pids.setdefault(name, len(pids) + 1))
         return {"traceEvents": events, "displayTimeUnit": "ns"}
 
 

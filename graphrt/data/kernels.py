@@ -1,4 +1,5 @@
-"""CPU kernels of the tf.data ops: dataset ops make run-time datasets
+"""CPU kernels of the tf.data ops (host_only: they hand host objects around,
+so, as in TF, accelerators get no copy of them): dataset ops make run-time datasets
 (datasets.py); iterator ops keep an `IteratorResource` in their device's
 resource manager, so every executor of a session (the initializer's, the
 get_next's) reaches the same iterator, and nothing leaves the device but
@@ -9,16 +10,14 @@ import threading
 import numpy as np
 
 from .. import errors
-from ..framework.registry import register_kernel
-from ..runtime.device_kernels import keep_on_host
-from ..runtime.functions import instantiate
+from ..framework.registry import STEP, register_kernel
 from . import datasets
-from .ops import DATASET_OPS
 
 
 def _lazy_function(ctx, attr):
     """A callable running the function in attr `attr` on the kernel's device,
     instantiated on first call (a kernel may be built and never run)."""
+    from ..runtime.functions import instantiate  # (the runtime builds kernels: it is loaded by then)
     fdef, device = ctx.attr(attr), ctx.device
     lock, holder = threading.Lock(), []
 
@@ -33,7 +32,7 @@ def _lazy_function(ctx, attr):
 
 def _dataset_kernel(op_type, make):
     """Registers `make(ctx) -> fn(*inputs) -> DatasetBase` for `op_type` on CPU."""
-    register_kernel(op_type, ("CPU",), inexpensive=True)(make)
+    register_kernel(op_type, ("CPU",), inexpensive=True, host_only=True)(make)
 
 
 _dataset_kernel("TensorDataset", lambda ctx: lambda *c: datasets.TensorDataset(ctx.name, c))
@@ -56,7 +55,7 @@ _dataset_kernel("ShuffleDataset", lambda ctx: lambda ds, size, seed, seed2: data
     ctx.name, ds, int(size), int(seed), int(seed2), ctx.attr("reshuffle_each_iteration")))
 
 
-@register_kernel("PaddedBatchDatasetV2", ("CPU",), inexpensive=True)
+@register_kernel("PaddedBatchDatasetV2", ("CPU",), inexpensive=True, host_only=True)
 def _padded_batch(ctx):
     n = ctx.attr("N")
 
@@ -67,7 +66,7 @@ def _padded_batch(ctx):
 
 
 def _function_dataset(op_type, cls, attr):
-    @register_kernel(op_type, ("CPU",), inexpensive=True)
+    @register_kernel(op_type, ("CPU",), inexpensive=True, host_only=True)
     def factory(ctx):
         fn = _lazy_function(ctx, attr)
         n_args = len(ctx.attr("Targuments"))
@@ -84,7 +83,7 @@ _function_dataset("FilterDataset", datasets.FilterDataset, "predicate")
 _function_dataset("FlatMapDataset", datasets.FlatMapDataset, "f")
 
 
-@register_kernel("InterleaveDataset", ("CPU",), inexpensive=True)
+@register_kernel("InterleaveDataset", ("CPU",), inexpensive=True, host_only=True)
 def _interleave(ctx):
     fn = _lazy_function(ctx, "f")
     n_args = len(ctx.attr("Targuments"))
@@ -95,7 +94,7 @@ def _interleave(ctx):
     return make
 
 
-@register_kernel("GeneratorDataset", ("CPU",), inexpensive=True)
+@register_kernel("GeneratorDataset", ("CPU",), inexpensive=True, host_only=True)
 def _generator(ctx):
     fns = [_lazy_function(ctx, a) for a in ("init_func", "next_func", "finalize_func")]
     counts = [len(ctx.attr(a)) for a in ("Tinit_func_args", "Tnext_func_args", "Tfinalize_func_args")]
@@ -168,53 +167,57 @@ def _resource(ctx, name):
         lambda: IteratorResource(name, device, ctx.attr("output_types"), ctx.attr("output_shapes")))
 
 
-@register_kernel("IteratorV2", ("CPU",), inexpensive=True)
+@register_kernel("IteratorV2", ("CPU",), inexpensive=True, host_only=True)
 def _iterator(ctx):
     name = ctx.attr("shared_name") or ctx.name
     return lambda: _resource(ctx, name)
 
 
-@register_kernel("OneShotIterator", ("CPU",), inexpensive=True)
+@register_kernel("OneShotIterator", ("CPU",), kind=STEP, inexpensive=True, host_only=True)
 def _one_shot_iterator(ctx):
+    from ..runtime.functions import calls_from
     name = ctx.attr("shared_name") or ctx.name
     factory = _lazy_function(ctx, "dataset_factory")
     make_lock = threading.Lock()
 
-    def run():
+    def run(step):
         resource = _resource(ctx, name)
         with make_lock:  # the dataset is made once per resource (per session), on the first run
             if not resource.one_shot_made:
-                dataset = factory([])[0]
+                with calls_from(step):
+                    dataset = factory([])[0]
                 resource.make_iterator(dataset)
                 resource.one_shot_made = True
         return resource
     return run
 
 
-@register_kernel("MakeIterator", ("CPU",))
+@register_kernel("MakeIterator", ("CPU",), host_only=True)
 def _make_iterator(ctx):
     def run(dataset, resource):
         resource.make_iterator(dataset)
     return run
 
 
-@register_kernel("IteratorGetNext", ("CPU",))
+@register_kernel("IteratorGetNext", ("CPU",), kind=STEP, host_only=True)
 def _get_next(ctx):
+    from ..runtime.functions import calls_from
     node = ctx.name
     single = len(ctx.output_dtypes) == 1
 
-    def run(resource):
-        element = resource.get_next(node)
+    def run(step, resource):
+        with calls_from(step):  # the dataset's functions stop if this step is aborted
+            element = resource.get_next(node)
         return element[0] if single else tuple(element)
     return run
 
 
-@register_kernel("IteratorToStringHandle", ("CPU",), inexpensive=True)
+@register_kernel("IteratorToStringHandle", ("CPU",), inexpensive=True, host_only=True)
 def _to_string_handle(ctx):
     return lambda resource: np.array(resource.string_handle(""), dtype=object)
 
 
-@register_kernel("IteratorFromStringHandleV2", ("CPU",), inexpensive=True)
+@register_kernel("IteratorFromStringHandleV2", ("CPU",), inexpensive=True, host_only=True)
 def _from_string_handle(ctx):
     device, node = ctx.device, ctx.name
     want = list(ctx.attr("output_types"))
@@ -238,7 +241,3 @@ def _from_string_handle(ctx):
                 f"{[t.name for t in want]}", node=node)
         return resource
     return run
-
-
-keep_on_host(*DATASET_OPS, "IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
-             "IteratorToStringHandle", "IteratorFromStringHandleV2")

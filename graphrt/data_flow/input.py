@@ -11,8 +11,8 @@ ops that fill it run by a QueueRunner added to the graph, and a dequeue.
 `num_epochs` counts epochs in a local variable (initialize it with
 `tf.local_variables_initializer()`); when they run out the producer's
 runner closes its queue and the consumers end with OutOfRangeError.
-TF also writes a "fraction full" summary per queue; graphrt has no
-`tf.summary` yet, so none is written.
+Each queue also gets TF's "fraction full" scalar summary (in the
+SUMMARIES collection, so `tf.summary.merge_all()` reports it).
 """
 from ..framework import dtypes
 from ..framework.graph import GraphKeys, Tensor, get_default_graph
@@ -59,6 +59,8 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
                       shared_name=shared_name, name=name or "fifo_queue")
         enq = q.enqueue_many([input_tensor])
         add_queue_runner(QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            _fraction_full(summary_name, q, capacity)
         return q
 
 
@@ -151,6 +153,17 @@ def _dtypes(tensor_list_list):
     return types
 
 
+def _fraction_full(summary_name, queue, capacity, min_after_dequeue=None):
+    """TF's queue-fill summary: size / capacity (above min_after_dequeue for a shuffling queue)."""
+    from .. import summary
+    if min_after_dequeue is None:
+        full = math_ops.cast(queue.size(), dtypes.float32) * (1.0 / capacity)
+    else:
+        full = math_ops.cast(math_ops.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
+            1.0 / (capacity - min_after_dequeue))
+    summary.scalar(summary_name, full)
+
+
 def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
     if allow_smaller_final_batch:
         return queue.dequeue_up_to(batch_size, name=name)
@@ -168,6 +181,7 @@ def _batch(tensors, batch_size, threads, capacity, enqueue_many, shapes, dynamic
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
         enqueue = queue.enqueue_many(tensor_list) if enqueue_many else queue.enqueue(tensor_list)
         add_queue_runner(QueueRunner(queue, [enqueue] * threads))
+        _fraction_full(f"fraction_of_{capacity}_full", queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors, dequeued)
 
@@ -194,6 +208,7 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
         queue_cls = PaddingFIFOQueue if dynamic_pad else FIFOQueue
         queue = queue_cls(capacity=capacity, dtypes=types, shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many)
+        _fraction_full(f"fraction_of_{capacity}_full", queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors_list[0], dequeued)
 
@@ -216,6 +231,8 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
                                    shapes=shapes, shared_name=shared_name)
         enqueue = queue.enqueue_many(tensor_list) if enqueue_many else queue.enqueue(tensor_list)
         add_queue_runner(QueueRunner(queue, [enqueue] * num_threads))
+        _fraction_full(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", queue, capacity,
+                       min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors, dequeued)
 
@@ -231,5 +248,7 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
         queue = RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed, dtypes=types,
                                    shapes=shapes, shared_name=shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many)
+        _fraction_full(f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", queue, capacity,
+                       min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors_list[0], dequeued)

@@ -23,9 +23,7 @@ from .. import errors
 from .. import logging
 from ..framework.graph import GraphKeys, get_default_graph
 
-QUEUE_RUNNERS = "queue_runners"
-if not hasattr(GraphKeys, "QUEUE_RUNNERS"):
-    GraphKeys.QUEUE_RUNNERS = QUEUE_RUNNERS
+QUEUE_RUNNERS = GraphKeys.QUEUE_RUNNERS
 
 
 class QueueRunner:

@@ -236,7 +236,16 @@ class QueueState:
     def _watch(self, attempt):
         """Ends `attempt` if its step is aborted before it finishes."""
         if attempt.step is not None:
-            attempt.step.add_abort_callback(lambda err: self._cancel(attempt, err))
+            attempt.step.add_abort_callback(lambda err: self._cancel(attempt, err), lambda: self._describe(attempt))
+
+    def _describe(self, attempt):
+        if attempt.finished:
+            return None
+        if attempt.n:
+            return (f"{attempt.node}: dequeue of {attempt.n} from {self.kind} '{self.name}' "
+                    f"(has {len(attempt.elements)}, {self.size()} in the queue)")
+        return (f"{attempt.node}: enqueue of {len(attempt.elements)} to {self.kind} '{self.name}' "
+                f"(full: {self.size()} of {self.capacity})")
 
     def _cancel(self, attempt, err):
         with self._lock:
@@ -279,11 +288,6 @@ class RandomShuffleQueueState(QueueState):
 
     def _restore(self, elements):
         self._elements.extend(elements)
-
-    def _insufficient(self, attempt):
-        return errors.OutOfRangeError(
-            f"{self.kind} '{self.name}' is closed and has insufficient elements (requested {attempt.n}, current "
-            f"size {self.size() + len(attempt.elements)})", node=attempt.node)
 
 
 class PaddingQueueState(QueueState):

@@ -1,4 +1,4 @@
-"""`graphrt.distribute` (also `tf.distribute`): data parallelism built from Send/Recv.
+"""`graphrt.distribute` (also `tf.distribute`): data and pipeline parallelism built from Send/Recv.
 
     collectives.py        all_reduce / reduce_scatter / all_gather / broadcast / reduce
     ring.py, tree.py,     the algorithms, as ordinary ops placed per device
@@ -8,11 +8,14 @@
     data_parallel.py      DataParallel: towers, mirrored variables, reduced gradients, ZeRO stages
     bucketing.py          gradient buckets (fuse, all-reduce once, split back)
     zero.py               which replica owns which variable's optimizer state
+    pipeline.py           pipeline parallelism: GPipe and 1F1B schedules, the bubble measured
 """
 from .accounting import bytes_sent, device_memory, messages_sent, step_time_micros, transfers
 from .data_parallel import DataParallel
 from .collectives import (ALGORITHMS, all_gather, all_reduce, broadcast, choose_algorithm, modelled_time,
                           reduce, reduce_scatter)
+from .pipeline import Pipeline, bubble_fraction, pipeline, schedule_tasks, textbook_bubble
 
-__all__ = ["ALGORITHMS", "DataParallel", "all_gather", "all_reduce", "broadcast", "bytes_sent", "choose_algorithm", "device_memory",
-           "messages_sent", "modelled_time", "reduce", "reduce_scatter", "step_time_micros", "transfers"]
+__all__ = ["ALGORITHMS", "DataParallel", "Pipeline", "all_gather", "all_reduce", "broadcast", "bubble_fraction",
+           "bytes_sent", "choose_algorithm", "device_memory", "messages_sent", "modelled_time", "pipeline", "reduce",
+           "reduce_scatter", "schedule_tasks", "step_time_micros", "textbook_bubble", "transfers"]

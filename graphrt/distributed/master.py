@@ -45,6 +45,7 @@ from ..runtime.step_stats import DeviceStepStats, NodeExecStats, NodeOutput, Ste
 from . import wire
 from .channel import CONNECT_TIMEOUT_S, ChannelPool
 from .cluster import ClusterSpec, target_endpoint, tcp_endpoint
+from .discovery import DeviceDiscovery
 from .security import CurveClient
 
 DEFAULT_STEP_TIMEOUT_MS = 120_000
@@ -108,7 +109,7 @@ class MasterSession(Session):
         self._endpoint = target_endpoint(target)
         self._channels = None
         self._tasks = {}          # task prefix -> tcp endpoint
-        self._stale = False
+        self._discovery = None
         self._lost_graphs = False  # a worker no longer knows a graph handle: register again
         self._active = set()      # step ids running now
         self._run_options = threading.local()
@@ -140,53 +141,39 @@ class MasterSession(Session):
             tasks[name] = tcp_endpoint(address)
         tasks[self._client_task] = self._endpoint
         self._tasks = tasks
-        devices = self._list_all_devices({self._client_task: first})
-        return devices
+        self._discovery = DeviceDiscovery(tasks, self._client_task, self._list_devices_of, RemoteDevice)
+        self._discovery.learn({self._client_task: first})
+        return self._discovery.devices()
 
     def _connect_timeout(self):
         ms = self._config.operation_timeout_in_ms
         return min(CONNECT_TIMEOUT_S, ms / 1000.0) if ms and ms > 0 else CONNECT_TIMEOUT_S
 
-    def _list_all_devices(self, known=None):
-        known = dict(known or {})
-        missing = [t for t in self._tasks if t not in known]
-        replies = self._parallel({t: ("ListDevices", {}, ()) for t in missing}, self._connect_timeout())
-        for task in missing:
-            error, message = replies[task]
-            if error is None:
-                error = message.error
-            if error is not None:
-                raise _from_task(task, error)
-            known[task] = message.fields["result"]
-        devices = []
-        for task in sorted(known, key=lambda t: (t != self._client_task, t)):
-            info = known[task]
-            if info.get("task") != task:
-                raise errors.InternalError(f"The server at {self._tasks[task]} says it is {info.get('task')}, "
-                                           f"the cluster says {task}")
-            for d in info["devices"]:
-                devices.append(RemoteDevice(d["name"], d["device_type"], d["incarnation"]))
-        client = [d for d in devices if d.task == self._client_task and d.device_type == "CPU"]
-        if not client:
-            raise errors.InternalError(f"The client task {self._client_task} has no CPU device")
-        devices.remove(client[0])
-        return [client[0]] + devices
+    def _list_devices_of(self, tasks):
+        return self._parallel({t: ("ListDevices", {}, ()) for t in tasks}, self._connect_timeout())
 
-    def _refresh(self):
-        """After a failed step: learn every task's devices again; re-register if one restarted."""
-        devices = self._list_all_devices()
-        old = {d.name: d.incarnation for d in self._devices}
-        new = {d.name: d.incarnation for d in devices}
+    def _fresh_plan(self, plan):
+        """Before a step: ask the stale tasks this plan uses for their devices; re-plan after a restart.
+
+        Tasks the plan does not use are not asked (a dead one does not stop this step)."""
+        tasks = [t for t, _ in plan.tasks]
+        changed = self._discovery.refresh(tasks)   # an unreachable task raises UnavailableError naming it
+        if not changed:
+            return plan
         with self._lock:
-            if old != new or self._lost_graphs:
-                self._lost_graphs = False
-                stale_plans = list(self._plans.values())
-                self._plans.clear()
-                self._devices = devices
-                self._client_device = devices[0]
-                for plan in stale_plans:
-                    self._deregister(plan)
-            self._stale = False
+            self._devices = self._discovery.devices()
+            self._client_device = self._devices[0]
+            keys = [k for k, p in self._plans.items() if changed.intersection(t for t, _ in p.tasks)]
+            dropped = [self._plans.pop(k) for k in keys]
+            key = next((k for k, p in zip(keys, dropped) if p is plan), None)
+        for old in dropped:
+            self._deregister(old)
+        # Its partitions name the old incarnations: build and register it again.
+        new = self._make_plan(plan.feeds, plan.fetch_tensors, plan.targets)
+        if key is not None:
+            with self._lock:
+                self._plans[key] = new
+        return new
 
     # -- plans --------------------------------------------------------------------------------
     def _make_plan(self, feeds, fetches, targets):
@@ -256,6 +243,15 @@ class MasterSession(Session):
         return getattr(self._run_options, "timeout_ms", None) or self._step_timeout_ms()
 
 
+    def _forget_plans(self):
+        """A worker lost (evicted) one of our graphs: register every plan again when next used."""
+        with self._lock:
+            self._lost_graphs = False
+            plans = list(self._plans.values())
+            self._plans.clear()
+        for plan in plans:
+            self._deregister(plan)
+
     def _deregister(self, plan):
         for task, handle in plan.tasks:
             self._channels.send_oneway(self._tasks[task], "DeregisterGraph", {"graph_handle": handle},
@@ -263,8 +259,8 @@ class MasterSession(Session):
 
     # -- steps ---------------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        if self._stale and not self._closed:
-            self._refresh()
+        if self._lost_graphs and not self._closed:
+            self._forget_plans()
         self._run_options.timeout_ms = self._step_timeout_ms(options)
         try:
             return super().run(fetches, feed_dict, options, run_metadata)
@@ -274,6 +270,7 @@ class MasterSession(Session):
     def _execute(self, plan, args, options, run_metadata):
         timeout_ms = self._step_timeout_ms(options)
         trace = options is not None and options.trace_level > 0 and run_metadata is not None
+        plan = self._fresh_plan(plan)
         step_id = random.getrandbits(57) & _STEP_ID_MASK or 1
         deadline = time.monotonic() + timeout_ms / 1000.0
         worker_timeout = max(1, timeout_ms - min(timeout_ms // 10, 500))
@@ -309,7 +306,7 @@ class MasterSession(Session):
         except KeyboardInterrupt:
             self._abort(step_id, calls, errors.CancelledError(
                 f"Step {step_id} was cancelled by KeyboardInterrupt in the client"))
-            self._stale = True
+            self._discovery.mark_stale()
             raise
         finally:
             for task in calls:
@@ -317,7 +314,7 @@ class MasterSession(Session):
             with self._state_lock:
                 self._active.discard(step_id)
         if error is not None:
-            self._stale = True
+            self._discovery.mark_stale()  # asked again before a step uses them: restarted, dead or fine
             if any(c.error is not None and "Graph handle is not found" in str(c.error) for c in calls.values()):
                 self._lost_graphs = True
             raise error

@@ -12,9 +12,10 @@ bounded:
   seconds, and at most `max_unowned_recvs` RecvTensor requests may wait in
   them in total. Past the cap the oldest is evicted; an expired or evicted
   step is aborted (its waiting requests get AbortedError) and forgotten.
-* An AbortStep for a step that has no rendezvous creates none: the step id
-  and its error go into an LRU of `max_aborted` entries, so a RunGraph or
-  RecvTensor that comes later still fails with that error.
+* An AbortStep creates no rendezvous and drops the step's table as soon as
+  no RunGraph runs it: the step id and its error go into an LRU of
+  `max_aborted` entries, so a RunGraph or RecvTensor that comes later still
+  fails with that error (a closed session leaves nothing behind).
 * CleanupStep ids are remembered in an LRU of `max_cleaned` ids (late
   requests for a cleaned step fail instead of creating state again).
 
@@ -81,7 +82,13 @@ class StepTable:
             del self._owned[step_id]
             if step_id in self._cleaned or step_id not in self._manager:
                 return
-            self._unowned[step_id] = [self._clock(), 0]
+            aborted = self._aborted.get(step_id)
+            if aborted is None:
+                self._unowned[step_id] = [self._clock(), 0]
+        if aborted is not None:  # nothing will need its table: late requests get the remembered error
+            self._manager.cleanup(step_id, errors.mark_derived(aborted[0](aborted[1])))
+            return
+        with self._lock:
             evicted = self._over_cap()
             evicted += self._sweep()
         self._abort_expired(evicted)
@@ -110,18 +117,25 @@ class StepTable:
 
     # -- the paths that end state ------------------------------------------------------
     def abort(self, step_id, error):
-        """AbortStep for a step that does not run here: abort its rendezvous, or remember the error."""
+        """AbortStep: the error is remembered (bounded), so late requests for the step fail with it; the
+        step's table, if it has one and no RunGraph runs it, is aborted and dropped at once."""
         with self._lock:
             if step_id in self._cleaned:
                 return
+            self._aborted[step_id] = (type(error), error.message[:MAX_ERROR_TEXT])
+            self._aborted.move_to_end(step_id)
+            while len(self._aborted) > self.max_aborted:
+                self._aborted.popitem(last=False)
+            owned = step_id in self._owned
+            entry = self._unowned.pop(step_id, None)
+            if entry is not None:
+                self._unowned_recvs -= entry[1]
+        if owned:  # the RunGraph ends soon (its step is aborted too) and drops the table then
             rendezvous = self._manager.find(step_id)
-            if rendezvous is None:
-                self._aborted[step_id] = (type(error), error.message[:MAX_ERROR_TEXT])
-                self._aborted.move_to_end(step_id)
-                while len(self._aborted) > self.max_aborted:
-                    self._aborted.popitem(last=False)
-                return
-        rendezvous.start_abort(error)
+            if rendezvous is not None:
+                rendezvous.start_abort(error)
+        else:
+            self._manager.cleanup(step_id, error)
 
     def cleanup(self, step_id):
         """CleanupStep: forget everything about the step; late requests for it fail."""

@@ -512,8 +512,7 @@ class WorkerService:
             step = self._steps.get(step_id)
         if step is not None:
             step.abort(error)
-        else:
-            self.step_table.abort(step_id, error)
+        self.step_table.abort(step_id, error)
         self._reply(identity, message.id)
 
     # -- lifetime ---------------------------------------------------------------------------

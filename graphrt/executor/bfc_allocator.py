@@ -125,6 +125,8 @@ class BFCAllocator(WatchedCounters):
         if nbytes == 0:
             return None
         rounded = round_bytes(nbytes)
+        if rounded > self.arena_size:  # can never fit: no point waiting for frees
+            timeout = 0.0
         deadline = None
         with self._cond:
             while True:

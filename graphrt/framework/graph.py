@@ -38,6 +38,7 @@ class GraphKeys:
     LOSSES = "losses"
     REGULARIZATION_LOSSES = "regularization_losses"
     SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
     TRAIN_OP = "train_op"
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"

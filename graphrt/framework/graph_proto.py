@@ -8,6 +8,7 @@ is byte-stable. Attr values map as TF's AttrValue does:
 
     str/bytes -> s   int -> i   float -> f   bool -> b   DType -> type
     TensorShape -> shape   ndarray -> tensor   list -> list   None -> (unset)
+    FunctionDef -> func (its name; the function goes to `library`, function_proto.py)
 
 Strings come back as `str` when they are UTF-8 (graphrt's attrs such as
 `padding="SAME"` are str) and as `bytes` otherwise.
@@ -19,7 +20,8 @@ from tensorboard.compat.proto import attr_value_pb2, graph_pb2, node_def_pb2, ve
 
 from .. import errors
 from . import dtypes as dtypes_lib
-from . import tensor_util
+from . import function_proto, tensor_util
+from .function import FunctionDef
 from .tensor_shape import TensorShape
 
 GraphDefProto = graph_pb2.GraphDef
@@ -32,6 +34,9 @@ AttrValueProto = attr_value_pb2.AttrValue
 def attr_to_proto(value):
     proto = AttrValueProto()
     if value is None:
+        return proto
+    if isinstance(value, FunctionDef):
+        proto.func.name = value.name  # the function itself goes to the GraphDef's library
         return proto
     if isinstance(value, (list, tuple)):
         proto.list.SetInParent()  # an empty list is still a list (`list {}`), not an unset value
@@ -80,10 +85,13 @@ def _append_list(lst, value):
         field.append(v)
 
 
-def attr_from_proto(proto):
+def attr_from_proto(proto, functions=None):
+    """The Python value of an AttrValue; `functions(name)` resolves a function-valued one."""
     kind = proto.WhichOneof("value")
     if kind is None:
         return None
+    if kind == "func" and functions is not None:
+        return functions(proto.func.name)
     if kind == "list":
         lst = proto.list
         for field in ("s", "i", "f", "b", "type", "shape", "tensor"):
@@ -131,12 +139,12 @@ def node_to_proto(node):
     return proto
 
 
-def node_from_proto(proto):
+def node_from_proto(proto, functions=None):
     from .graph_def import NodeDef
     attrs = {}
     for key in sorted(proto.attr):
         try:
-            attrs[key] = attr_from_proto(proto.attr[key])
+            attrs[key] = attr_from_proto(proto.attr[key], functions)
         except (TypeError, ValueError) as e:
             raise errors.InvalidArgumentError(f"Node '{proto.name}' (op {proto.op}) attr '{key}': {e}") from None
     return NodeDef(proto.name, proto.op, list(proto.input), proto.device, attrs)
@@ -153,6 +161,12 @@ def to_proto(graph_def):
     if library is not None:
         proto.library.SetInParent()
         proto.library.ParseFromString(library)
+    functions = function_proto.collect(graph_def.node)
+    if functions:
+        present = {f.signature.name for f in proto.library.function}
+        for name, fdef in functions.items():
+            if name not in present:
+                proto.library.function.add().CopyFrom(function_proto.to_proto(fdef))
     return proto
 
 
@@ -165,7 +179,8 @@ def from_proto(proto):
     if proto.versions.bad_consumers:
         versions["bad_consumers"] = list(proto.versions.bad_consumers)
     library = proto.library.SerializeToString() if proto.HasField("library") else None
-    return GraphDef([node_from_proto(n) for n in proto.node], versions, library)
+    functions = function_proto.resolver(proto.library.function) if proto.HasField("library") else None
+    return GraphDef([node_from_proto(n, functions) for n in proto.node], versions, library)
 
 
 def as_graph_def(value):

@@ -66,8 +66,11 @@ class ArgDef:
 class OpDef:
     """The device-independent contract of one op type."""
 
-    def __init__(self, name, inputs, outputs, attrs, shape_fn, is_stateful, allowed_types, doc):
+    def __init__(self, name, inputs, outputs, attrs, shape_fn, is_stateful, allowed_types, doc, may_block=False):
         self.name = name
+        # Its kernel may block for an unbounded time (I/O, a Python callback): the executor records
+        # it on the step while it runs, so a deadline names it and can abandon its thread.
+        self.may_block = bool(may_block)
         self.inputs = [ArgDef(s) for s in inputs]
         self.outputs = [ArgDef(s) for s in outputs]
         self.attrs = dict(attrs)
@@ -166,10 +169,10 @@ _OPS = {}
 
 
 def register_op(name, inputs=(), outputs=(), attrs=None, shape_fn=None, is_stateful=False,
-                allowed_types=None, doc=""):
+                allowed_types=None, doc="", may_block=False):
     if name in _OPS:
         raise ValueError(f"Op {name} registered twice")
-    op_def = OpDef(name, inputs, outputs, attrs or {}, shape_fn, is_stateful, allowed_types, doc)
+    op_def = OpDef(name, inputs, outputs, attrs or {}, shape_fn, is_stateful, allowed_types, doc, may_block)
     _OPS[name] = op_def
     return op_def
 

@@ -23,7 +23,7 @@ _ENUM_OF_NAME = {
     "string": types_pb2.DT_STRING, "complex64": types_pb2.DT_COMPLEX64, "int64": types_pb2.DT_INT64,
     "bool": types_pb2.DT_BOOL, "uint16": types_pb2.DT_UINT16, "complex128": types_pb2.DT_COMPLEX128,
     "float16": types_pb2.DT_HALF, "resource": types_pb2.DT_RESOURCE, "uint32": types_pb2.DT_UINT32,
-    "uint64": types_pb2.DT_UINT64,
+    "uint64": types_pb2.DT_UINT64, "variant": types_pb2.DT_VARIANT,
 }
 _NAME_OF_ENUM = {v: k for k, v in _ENUM_OF_NAME.items()}
 _REF_OFFSET = 100  # TF's DT_FLOAT_REF is DT_FLOAT + 100

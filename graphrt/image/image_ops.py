@@ -81,6 +81,9 @@ resize_bilinear = _resize_op("ResizeBilinear", "ResizeBilinear")
 resize_nearest_neighbor = _resize_op("ResizeNearestNeighbor", "ResizeNearestNeighbor")
 resize_bicubic = _resize_op("ResizeBicubic", "ResizeBicubic")
 resize_area = _resize_op("ResizeArea", "ResizeArea")
+# TF2's tf.image.ResizeMethod names, which TF's v1 resize_images accepts too
+_METHOD_NAMES = {"bilinear": ResizeMethod.BILINEAR, "nearest": ResizeMethod.NEAREST_NEIGHBOR,
+                 "bicubic": ResizeMethod.BICUBIC, "area": ResizeMethod.AREA}
 _RESIZERS = {ResizeMethod.BILINEAR: resize_bilinear, ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
              ResizeMethod.BICUBIC: resize_bicubic, ResizeMethod.AREA: resize_area}
 
@@ -89,9 +92,9 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
                   name=None):
     """Resizes a [h, w, c] image or a [batch, h, w, c] batch to `size` (TF1's v1 resize):
     a float32 result except with NEAREST_NEIGHBOR; the input as is when the size is unchanged."""
-    if method not in _RESIZERS:
+    resizer = _RESIZERS.get(_METHOD_NAMES.get(method, method) if isinstance(method, str) else method)
+    if resizer is None:
         raise ValueError(f"Resize method is not implemented: {method}")
-    resizer = _RESIZERS[method]
     g = get_default_graph()
     with g.name_scope(name or "resize"):
         images = convert_to_tensor(images, name="images")

@@ -9,3 +9,4 @@ from . import control_flow_ops, control_flow_kernels, control_flow_grad, stack_o
 from . import variable_scope  # noqa: F401
 from . import training_ops, sparse_training_ops  # noqa: F401
 from . import extra_ops, extra_kernels, extra_grad, clip_ops  # noqa: F401
+from . import fused_batch_norm  # noqa: F401 - TF's fused ops, for imported GraphDefs

@@ -272,9 +272,9 @@ register_op("Unique", ["x: T"], ["y: T", "idx: out_idx"], attrs={"out_idx": dtyp
 register_op("IdentityN", ["input: T"], ["output: T"],
             shape_fn=lambda ctx: [ctx.shape(i) for i in range(ctx.num_inputs)])
 register_op("PyFunc", ["input: Tin"], ["output: Tout"], attrs={"token": "", "Tin": [], "Tout": []},
-            shape_fn=shape_fns.unknown, is_stateful=True)
+            shape_fn=shape_fns.unknown, is_stateful=True, may_block=True)
 register_op("PyFuncStateless", ["input: Tin"], ["output: Tout"], attrs={"token": "", "Tin": [], "Tout": []},
-            shape_fn=shape_fns.unknown)
+            shape_fn=shape_fns.unknown, may_block=True)
 
 
 # -- Python API ------------------------------------------------------------------------------

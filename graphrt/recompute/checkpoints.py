@@ -42,6 +42,7 @@ def gradients_with_checkpoints(ys, xs, grad_ys, checkpoints, name="gradients", *
     received = {}   # checkpoint -> gradients from the segments it feeds
     x_grads = {x: [] for x in xs if x not in chosen_set}
     with g.as_default(), g.name_scope(name):
+        previous = []
         targets = [(list(ys), list(grad_ys), [y.op for y in ys])] + [([c], None, []) for c in reversed(chosen)]
         for outs, out_grads, after in targets:
             if out_grads is None:  # a checkpoint: every segment it feeds is done
@@ -50,13 +51,16 @@ def gradients_with_checkpoints(ys, xs, grad_ys, checkpoints, name="gradients", *
                 continue  # nothing downstream of this checkpoint reaches ys
             segment = _segment(outs, recomputable, chosen_set)
             boundary = _ordered({t for op in segment for t in op.inputs if t in chosen_set})
-            wait = [copy_lib.control_op(gr) for gr in out_grads] + after
+            # Wait for the previous segment's gradients too: its recomputed activations are then freed
+            # before these are made, so one segment is alive at a time.
+            wait = [copy_lib.control_op(gr) for gr in out_grads + previous] + after
             mapping = copy_lib.copy_ops(segment, {}, wait)
             wrt = boundary + list(x_grads)
             if not wrt:
                 continue
             grads = gradients([mapping.get(t, t) for t in outs], wrt, grad_ys=out_grads,
                                             stop_gradients=boundary, name="segment", **kwargs)
+            previous = [gr for gr in grads if gr is not None]
             for t, gr in zip(wrt, grads):
                 if gr is None:
                     continue

@@ -58,7 +58,7 @@ from ..executor import COMPLETE, DeviceTensor, Event, is_dma_safe
 from ..framework import registry
 from ..framework.registry import ASYNC, STEP, SYNC
 from ..ops.state_ops import VariableState
-from . import step_stats
+from . import memory_stats, step_stats
 from .graph_executor import run_device_callback
 
 # Ops whose accelerator kernel is the host kernel, run as is on the executor's
@@ -71,16 +71,8 @@ _AS_IS = frozenset({"VariableV2", "NoOp", "Shape", "Size", "Rank", "IsVariableIn
                     "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "Merge",
                     "RefMerge", "ControlTrigger"})
 _TRANSFER_OPS = ("_Send", "_Recv")
-# The step's call frame lives on the client CPU device only; ops added by
-# keep_on_host too.
-_HOST_ONLY = {"_Arg", "_Retval"}
-
-
-def keep_on_host(*op_types):
-    """Accelerators get no copy of these ops' host kernels: the ops hand host
-    objects around (tf.data datasets and iterators, function calls), so, as in
-    TF, they run on a CPU device even when an accelerator could take them."""
-    _HOST_ONLY.update(op_types)
+# The step's call frame lives on the client CPU device only.
+_HOST_ONLY = frozenset({"_Arg", "_Retval"})
 
 
 class StreamTensor(DeviceTensor):
@@ -223,7 +215,8 @@ class DeviceKernel:
     """One node's kernel on an accelerator device (see the module docstring)."""
 
     __slots__ = ("fn", "name", "op", "label", "device", "device_name", "executor", "stream", "xp", "n_out",
-                 "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step")
+                 "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step", "shape_in",
+                 "out_itemsize")
 
     def __init__(self, ctx, kdef):
         self.fn = kdef.factory(ctx)
@@ -252,6 +245,13 @@ class DeviceKernel:
         # updates a variable that lives in device memory.
         self.always_device = (any(not (h or r) for h, r in zip(self.out_host, self.out_ref))
                               or any(dt.is_ref_dtype and not host_resident(dt) for dt in ctx.input_dtypes))
+        # An op whose output shape is an input (Fill's dims, random ops' shape, BroadcastTo): its output is
+        # checked against the device's memory before the host computes it, so a tensor that cannot fit
+        # fails at once instead of being built in host memory first.
+        makes_one_tensor = self.n_out == 1 and not self.out_host[0] and not self.out_ref[0]
+        self.shape_in = next((i for i, a in enumerate(op_def.inputs) if a.name in _SHAPE_INPUTS and not a.number_attr),
+                             None) if makes_one_tensor else None
+        self.out_itemsize = _itemsize(ctx.output_dtypes[0]) if self.shape_in is not None else 0
 
     def run(self, step, args, done):
         """The executor's entry point (ASYNC): launch on the compute stream, or run on the host."""
@@ -286,9 +286,13 @@ class DeviceKernel:
     def _compute(self, step, args, done, event):
         stats = step.stats
         if stats is not None:
-            start = time.time_ns()
+            # A modelled kernel time (sim) is spent before the kernel runs; the event starts with it.
+            start = getattr(self.stream, "launch_started_ns", None) or time.time_ns()
+            self.stream.launch_started_ns = None
         try:
             views, swaps = self._inputs(args)
+            if self.shape_in is not None and self.out_itemsize:
+                self._check_fits(views[self.shape_in])
             with np.errstate(all="ignore"):  # inf/nan are values, as on the CPU device
                 out = self.fn(step, *views) if self.takes_step else self.fn(*views)
             result = self._outputs(out, args, views, swaps, event)
@@ -298,6 +302,19 @@ class DeviceKernel:
         if stats is not None:
             self._record(stats, start, result)
         run_device_callback(self.device, done, None, result)
+
+    def _check_fits(self, shape):
+        try:
+            count = 1
+            for d in np.asarray(shape).ravel().tolist():
+                count *= max(int(d), 0)
+        except (TypeError, ValueError):
+            return  # not a shape: the kernel reports it
+        nbytes = count * self.out_itemsize
+        total = self.executor.memory_usage().total
+        if total is not None and nbytes > total:
+            # The allocator refuses at once what can never fit, with its usual summary of the arena.
+            self.executor.deallocate(self.executor.allocate(nbytes))
 
     def _inputs(self, args):
         """Arrays for the host kernel: device tensors as read-only views; variables
@@ -404,10 +421,20 @@ class DeviceKernel:
                                          int(getattr(v, "nbytes", 0) or 0)) for k, v in enumerate(values)]
         stats.record(self.device_name, step_stats.NodeExecStats(
             self.name, self.op, start // 1000, end // 1000, threading.get_ident(), self.label, outputs,
-            stream=_role(self.stream)))
+            stream=_role(self.stream), memory=memory_stats.node_memory(self.executor)))
 
     def __repr__(self):
         return f"<DeviceKernel {self.name} = {self.op} on {self.device_name}>"
+
+
+_SHAPE_INPUTS = ("shape", "dims")
+
+
+def _itemsize(dtype):
+    try:
+        return np.dtype(dtype.base_dtype.np).itemsize if dtype.base_dtype.np is not None else 0
+    except (TypeError, AttributeError):
+        return 0
 
 
 def _address(array):

@@ -569,7 +569,7 @@ class FrameRun(_Run):
                                        device=self.ex.device.name)
         self.root = None
         self.ex._note_run()
-        self.step.executor_done(err)
+        self._report_done(err)
 
     def __repr__(self):
         return f"<FrameRun {self.ex.device.name} step {self.step.step_id}: {self.remaining} root nodes left>"

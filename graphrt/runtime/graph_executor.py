@@ -33,6 +33,11 @@ The first kernel error is reported to the step, which aborts the
 rendezvous so the other partitions stop too; this executor stops
 scheduling, waits for its outstanding async kernels to be aborted, and
 finishes.
+
+A loop can also be interrupted by a BaseException raised on its thread
+(Ctrl-C, or a signal handler that raises, while a kernel runs there): the
+runs that thread held are abandoned (they report to the step once and never
+run again) and the step is aborted, so the other partitions stop as well.
 """
 import collections
 import threading
@@ -42,7 +47,7 @@ import numpy as np
 
 from .. import errors
 from ..framework import registry
-from ..framework.registry import ASYNC, SYNC, KernelContext
+from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
 from . import step_stats
 
 
@@ -204,6 +209,8 @@ class GraphExecutor:
                 raise errors.InvalidArgumentError(f"Cannot create kernel for {it.where}: {e}", node=it.name,
                                                   device=device.name) from None
             it.kind = kdef.kind
+            if it.kind != ASYNC and getattr(registry.get_op_def(it.op), "may_block", False):
+                it.fn, it.kind = _tracking_blocking(it, it.fn, it.kind, device.name), STEP
             if kdef.inexpensive or it.kind == ASYNC:
                 it.expensive = False
         self.items = items
@@ -337,7 +344,7 @@ class _Run:
     """One executor running one step (TF's ExecutorState)."""
 
     __slots__ = ("ex", "step", "inputs", "pending", "ready", "remaining", "async_outstanding", "lock",
-                 "completions", "running", "failed", "__weakref__")
+                 "completions", "running", "failed", "reported", "__weakref__")
 
     def __init__(self, ex, step):
         self.ex = ex
@@ -351,6 +358,7 @@ class _Run:
         self.completions = []
         self.running = False
         self.failed = False
+        self.reported = False  # executor_done was called: a run reports once, even when abandoned
         step.executors.append(self)
 
     def loop(self, deferred=None):
@@ -366,8 +374,32 @@ class _Run:
                     if not deferred:
                         break
                     run = deferred.pop()
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C or a signal handler's exception, see module doc
+            for held in [run, *deferred]:
+                held._abandon(exc)
+            deferred.clear()
+            raise
         finally:
             _tls.deferred = saved
+
+    def _abandon(self, exc):
+        """This thread was interrupted while it held this run: the run never
+        runs again (callbacks of its outstanding async kernels only queue their
+        completions), it reports to the step, and the step is aborted."""
+        with self.lock:
+            self.running = True
+        self.failed = True
+        self.step.report_error(errors.CancelledError(
+            f"Step {self.step.step_id} was interrupted ({type(exc).__name__}) while {self.ex.device.name} ran it",
+            device=self.ex.device.name))
+        self._report_done(None)
+
+    def _report_done(self, err):
+        with self.lock:
+            if self.reported:
+                return
+            self.reported = True
+        self.step.executor_done(err)
 
     def _release(self, deferred):
         runner = self.ex.runner
@@ -508,7 +540,7 @@ class _Run:
                                        f"not run; waiting: {waiting}", device=self.ex.device.name)
         self.inputs = None
         self.ex._note_run()
-        self.step.executor_done(err)
+        self._report_done(err)
 
     def _record(self, it, t0, out):
         t1 = _now_ns()
@@ -530,6 +562,26 @@ def _describe(slot, value):
     shape = getattr(value, "shape", ())
     dtype = getattr(value, "dtype", None)
     return step_stats.NodeOutput(slot, str(dtype), tuple(shape), int(getattr(value, "nbytes", 0)))
+
+
+def _tracking_blocking(it, fn, kind, device_name):
+    """Wraps a may_block kernel: while it runs, the step knows (for its deadline error); if the step
+    failed meanwhile (its deadline passed and the caller went on), the late result is discarded."""
+    name, op = it.name, it.op
+
+    def blocking(step, *args):
+        token = object()
+        blocking_now = step.blocking
+        blocking_now[id(token)] = (name, op, device_name, time.monotonic())
+        try:
+            out = fn(*args) if kind == SYNC else fn(step, *args)
+        finally:
+            blocking_now.pop(id(token), None)
+        if step.error is not None:
+            raise errors.mark_derived(errors.CancelledError(
+                f"The result of {name} came after its step failed; it is discarded", node=name))
+        return out
+    return blocking
 
 
 def _kernel_error(it, exc, step):

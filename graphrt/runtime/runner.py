@@ -32,11 +32,29 @@ class Runner:
             self._threads.append(t)
             t.start()
 
+    def add_threads(self, n):
+        """n more threads, to stand in for threads abandoned in a blocked kernel (see step_driver)."""
+        with self._lock:
+            self.num_threads += n
+
+    def retire_threads(self, n):
+        """Undoes add_threads(n) once the abandoned threads are back: n threads exit when idle."""
+        with self._lock:
+            self.num_threads = max(1, self.num_threads - n)
+            surplus = len(self._threads) - self.num_threads
+        for _ in range(max(0, min(n, surplus))):
+            self._queue.put(None)
+
     def _work(self):
         get = self._queue.get
         while True:
             fn = get()
             if fn is None:
+                with self._lock:
+                    try:
+                        self._threads.remove(threading.current_thread())
+                    except ValueError:
+                        pass
                 return
             try:
                 fn()
@@ -46,9 +64,10 @@ class Runner:
 
     def shutdown(self, timeout=5.0):
         self._closed = True
-        for _ in self._threads:
+        threads = list(self._threads)
+        for _ in threads:
             self._queue.put(None)
-        for t in self._threads:
+        for t in threads:
             if t is not threading.current_thread():
                 t.join(timeout)
         self._threads = []

@@ -28,7 +28,7 @@ class Step:
     frame_iter = ROOT_FRAME_ITER  # kernels run at top level unless given a FrameStep
 
     __slots__ = ("step_id", "rendezvous", "args", "retvals", "stats", "_lock", "_remaining", "_done",
-                 "error", "executors", "cancelled", "_abort_callbacks", "__weakref__")
+                 "error", "executors", "cancelled", "_abort_callbacks", "blocking", "on_done", "__weakref__")
 
     def __init__(self, step_id, rendezvous, args, num_retvals, num_executors, stats=None):
         self.step_id = step_id
@@ -43,6 +43,8 @@ class Step:
         self.executors = []
         self.cancelled = False
         self._abort_callbacks = None
+        self.blocking = {}    # id -> (node, device, since): kernels declared may_block running now
+        self.on_done = None   # called once every executor finished (the step driver's cleanup)
 
     def report_error(self, err):
         """Records an error; the first one aborts the rendezvous. Returns True if it was first."""
@@ -57,20 +59,21 @@ class Step:
         if first:
             with self._lock:
                 callbacks, self._abort_callbacks = self._abort_callbacks, None
-            for fn in (callbacks or {}).values():
+            for fn, _ in (callbacks or {}).values():
                 fn(err)
         return first
 
-    def add_abort_callback(self, fn):
+    def add_abort_callback(self, fn, what=None):
         """Calls `fn(error)` once when the step fails or is aborted (at once if it
-        already has). Returns a token for `remove_abort_callback`, or None if
-        `fn` has already been called."""
+        already has). `what` (a string, or a callable making one) says what is
+        waiting, for a deadline's message. Returns a token for
+        `remove_abort_callback`, or None if `fn` has already been called."""
         with self._lock:
             if self.error is None:
                 if self._abort_callbacks is None:
                     self._abort_callbacks = {}
                 token = object()
-                self._abort_callbacks[token] = fn
+                self._abort_callbacks[token] = (fn, what)
                 return token
             err = self.error
         fn(err)
@@ -84,6 +87,12 @@ class Step:
             if self._abort_callbacks is not None:
                 self._abort_callbacks.pop(token, None)
 
+    def waiting_on(self):
+        """What the registered abort callbacks say is waiting (queue operations)."""
+        with self._lock:
+            whats = [what for _, what in (self._abort_callbacks or {}).values() if what is not None]
+        return [what() if callable(what) else what for what in whats]
+
     def executor_done(self, err=None):
         if err is not None:
             self.report_error(err)
@@ -92,6 +101,10 @@ class Step:
             last = self._remaining == 0
         if last:
             self._done.set()
+            on_done = self.on_done
+            if on_done is not None:
+                self.on_done = None
+                on_done()
 
     def wait(self, timeout=None):
         """True when every executor finished; False on timeout."""

@@ -20,10 +20,11 @@ class NodeOutput:
 
 class NodeExecStats:
     __slots__ = ("node_name", "op", "all_start_micros", "op_start_rel_micros", "op_end_rel_micros",
-                 "all_end_rel_micros", "scheduled_micros", "thread_id", "timeline_label", "output", "stream")
+                 "all_end_rel_micros", "scheduled_micros", "thread_id", "timeline_label", "output", "stream",
+                 "memory")
 
     def __init__(self, node_name, op, start_micros, end_micros, thread_id, timeline_label, output=(),
-                 scheduled_micros=0, stream=None):
+                 scheduled_micros=0, stream=None, memory=()):
         self.node_name = node_name
         self.op = op
         self.all_start_micros = start_micros
@@ -35,6 +36,7 @@ class NodeExecStats:
         self.timeline_label = timeline_label
         self.output = list(output)
         self.stream = stream
+        self.memory = list(memory)  # AllocatorMemoryUsed when the kernel ended (runtime/memory_stats.py)
 
     def __repr__(self):
         return f"<NodeExecStats {self.node_name} +{self.all_end_rel_micros}us>"

@@ -17,6 +17,10 @@ class FileWriter:
 
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None, filename_suffix=None,
                  session=None):
+        if session is not None:
+            from .. import errors
+            raise errors.UnimplementedError("FileWriter(session=...) writes through TF2 summary ops, which "
+                                            "graphrt does not have; pass a logdir")
         self._logdir = str(logdir)
         self._writer = EventFileWriter(self._logdir, max_queue_size=max_queue, flush_secs=flush_secs,
                                        filename_suffix=filename_suffix or "")

@@ -3,6 +3,7 @@ from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimize
                         Optimizer, RMSPropOptimizer)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
+from .loops import repeat  # noqa: F401
 from .saver import Saver  # noqa: F401
 from . import checkpoint_ops  # noqa: F401 - registers SaveV2 / RestoreV2
 from .checkpoint_state import (checkpoint_exists, get_checkpoint_state, latest_checkpoint,  # noqa: F401

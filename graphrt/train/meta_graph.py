@@ -14,7 +14,7 @@ from google.protobuf import text_format
 from tensorboard.compat.proto import meta_graph_pb2, variable_pb2
 
 from .. import errors
-from ..framework import graph_proto
+from ..framework import graph_proto, op_def_proto
 from ..framework.graph import GraphKeys, Operation, Tensor, get_default_graph
 from ..ops import variables as variables_lib
 
@@ -27,14 +27,17 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                       as_text=False, graph=None, export_scope=None, clear_devices=False,
                       clear_extraneous_savers=False, strip_default_attrs=False, save_debug_info=False, **kwargs):
     """The MetaGraphDef of `graph` (default graph); also written to `filename` when given."""
-    from .. import __version__
     graph = graph or get_default_graph()
     meta = MetaGraphDef()
     if meta_info_def is not None:
         meta.meta_info_def.CopyFrom(meta_info_def)
-    if not meta.meta_info_def.tensorflow_version:
-        meta.meta_info_def.tensorflow_version = f"graphrt {__version__}"
+    # tensorflow_version stays empty: TensorFlow parses it as its own version number
     gd = graph_proto.as_graph_def(graph_def) if graph_def is not None else graph.as_graph_def(add_shapes=True)
+    if not meta.meta_info_def.HasField("stripped_op_list"):
+        meta.meta_info_def.stripped_op_list.CopyFrom(op_def_proto.stripped_op_list(gd))
+    if strip_default_attrs:
+        gd = _strip_default_attrs(gd)
+        meta.meta_info_def.stripped_default_attrs = True
     proto = graph_proto.to_proto(gd)
     if clear_devices:
         for node in proto.node:
@@ -51,6 +54,29 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
             f.write(data)
         os.replace(filename + ".tmp", filename)
     return meta
+
+
+def _strip_default_attrs(graph_def):
+    """A copy without the attrs equal to their op's default (importers fill them back in)."""
+    from ..framework.graph_def import GraphDef
+    from ..framework.registry import REQUIRED, registered_ops
+    ops = registered_ops()
+    nodes = []
+    for node in graph_def.node:
+        copy = node.copy()
+        defaults = ops[node.op].attrs if node.op in ops else {}
+        for key, default in defaults.items():
+            if default is not REQUIRED and key in copy.attrs and _same(copy.attrs[key], default):
+                del copy.attrs[key]
+        nodes.append(copy)
+    return GraphDef(nodes, graph_def.versions, graph_def.library)
+
+
+def _same(value, default):
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):  # arrays
+        return False
 
 
 def _add_collection(meta, key, values, export_scope):

@@ -159,7 +159,8 @@ class Optimizer:
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         if name not in self._non_slot:
             g = get_default_graph()
-            with g.colocate_with(colocate_with):  # (named in the caller's name scope, as TF does)
+            # init_scope: built inside a loop body (a sunk training loop), the variable still lives outside it.
+            with g.colocate_with(colocate_with), vs.init_scope(g):  # (named in the caller's name scope)
                 self._non_slot[name] = variables_lib.Variable(initial_value, trainable=False, name=name)
         return self._non_slot[name]
 

@@ -95,7 +95,9 @@ class Saver:
                                            num_shards)
         if write_meta_graph:
             from .meta_graph import export_meta_graph
-            export_meta_graph(f"{prefix}.{meta_graph_suffix}", graph=self._graph, saver_def=self.saver_def,
+            # A SaverDef is written only when it names SaveV2/RestoreV2 ops (one TensorFlow built). Without
+            # one, TensorFlow's import_meta_graph builds a Saver over the VariableDefs, so it loads ours too.
+            export_meta_graph(f"{prefix}.{meta_graph_suffix}", graph=self._graph, saver_def=self._saver_def,
                               strip_default_attrs=strip_default_attrs)
         if prefix in self._last:
             self._last.remove(prefix)

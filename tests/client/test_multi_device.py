@@ -212,15 +212,15 @@ def test_closing_a_session_cancels_its_running_step():
             sess.run(y, {x: 1.0})
         except errors.OpError as e:
             caught.append(e)
-    started, returned = blocking_events("y")
+    blocked = blocking_events("y")
     t = threading.Thread(target=run)
     t.start()
-    assert started.wait(60)  # the step is running: its kernel on cpu:1 blocks
+    assert blocked.started.wait(60)  # the step is running: its kernel on cpu:1 blocks
     sess.close()
     t.join(60)
     assert not t.is_alive()
     assert len(caught) == 1 and isinstance(caught[0], errors.CancelledError)
-    assert returned.is_set()
+    assert blocked.returned.is_set() and blocked.released_by_abort
     with pytest.raises(RuntimeError, match="closed Session"):
         sess.run(y, {x: 1.0})
 

@@ -22,15 +22,17 @@ if "TestBlockUntilAborted" not in registry.registered_ops():
         name = ctx.name
 
         def block(step, x):
-            started, returned = _events(name)
-            started.set()
+            events = _events(name)
+            events.thread = threading.current_thread()
+            events.started.set()
             try:
                 deadline = time.monotonic() + 30  # a test bug must not hang the suite
                 while step.error is None and time.monotonic() < deadline:
                     time.sleep(0.005)
+                events.released_by_abort = step.error is not None
                 raise errors.mark_derived(errors.CancelledError("released by the step's abort"))
             finally:
-                returned.set()
+                events.returned.set()
         return block
 
     @registry.register_kernel("TestFail", ("CPU",))
@@ -42,19 +44,30 @@ if "TestBlockUntilAborted" not in registry.registered_ops():
         return fail
 
 
+class BlockingEvents:
+    """A TestBlockUntilAborted node's run: `started` and `returned` events, the thread it
+    ran on, and whether the step's abort released it."""
+
+    def __init__(self):
+        self.started = threading.Event()
+        self.returned = threading.Event()
+        self.thread = None
+        self.released_by_abort = False  # not by the kernel's own 30 s limit
+
+
 _EVENTS = {}
 _EVENTS_LOCK = threading.Lock()
 
 
 def _events(name):
     with _EVENTS_LOCK:
-        return _EVENTS.setdefault(name, (threading.Event(), threading.Event()))
+        return _EVENTS.setdefault(name, BlockingEvents())
 
 
 def blocking_events(name):
-    """Fresh (started, returned) events for the next run of the TestBlockUntilAborted node `name`."""
+    """Fresh BlockingEvents for the next run of the TestBlockUntilAborted node `name`."""
     with _EVENTS_LOCK:
-        _EVENTS[name] = (threading.Event(), threading.Event())
+        _EVENTS[name] = BlockingEvents()
         return _EVENTS[name]
 
 

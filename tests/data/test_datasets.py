@@ -436,3 +436,44 @@ def test_concurrent_get_next_hands_out_each_element_once():
             t.join(60)
     assert not errors and not any(t.is_alive() for t in threads)
     assert sorted(got) == [3 * i for i in range(300)]
+
+
+def test_namedtuple_elements_and_compat_v1_helpers():
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+    g = tf.Graph()
+    with g.as_default():
+        ds = tf.data.Dataset.from_tensor_slices(Pair(np.arange(3), np.arange(3) * 1.5))
+        ds = ds.map(lambda p: Pair(p.b, p.a + 1))  # a namedtuple is one argument, as in TF
+        assert tf.compat.v1.data.get_output_classes(ds) == Pair(tf.Tensor, tf.Tensor)
+        assert tf.compat.v1.data.get_output_types(ds) == Pair(tf.float64, tf.int64)
+        nxt = tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+        assert isinstance(nxt, Pair)
+        with tf.Session() as sess:
+            got = drain(sess, nxt)
+    assert [(float(p.a), int(p.b)) for p in got] == [(0.0, 1), (1.5, 2), (3.0, 3)]
+    assert isinstance(got[0], Pair)
+
+
+def test_contrib_data_is_tf_data():
+    """TF 1.3 programs spell it tf.contrib.data (Dataset, Iterator, TextLineDataset)."""
+    assert tf.contrib.data.Dataset is tf.data.Dataset and tf.contrib.data.Iterator is tf.data.Iterator
+    with tf.Graph().as_default():
+        x = tf.contrib.data.Dataset.from_tensor_slices([1, 2]).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            assert drain(sess, x) == [1, 2]
+
+
+def test_a_map_function_waiting_on_a_queue_ends_with_the_step():
+    """The step's deadline reaches the function running inside get_next: the dequeue
+    in the map function is cancelled and the run fails with DeadlineExceededError."""
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(4, tf.int64, shapes=[[]])
+        x = tf.data.Dataset.range(3).map(lambda i: i + q.dequeue()).make_one_shot_iterator().get_next()
+        fill = q.enqueue(100)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(x, options=tf.RunOptions(timeout_in_ms=200))
+            sess.run(fill)
+            assert sess.run(q.size()) == 1  # the cancelled dequeue took nothing

@@ -15,7 +15,8 @@ FIXTURE = json.load(open(os.path.join(os.path.dirname(__file__), "fixtures", "qu
 X = np.arange(20, dtype=np.float32).reshape(10, 2)
 Y = np.arange(10, dtype=np.int32) * 10
 QUEUE_OPS = {"FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2",
-             "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2"}
+             "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2",
+             "ScalarSummary"}
 
 
 def slice_batch_smaller():

@@ -77,7 +77,9 @@ def test_blocking_dequeue_ends_at_the_step_deadline_and_queue_stays_usable(graph
     many = q.dequeue_many(2)
     enq = q.enqueue(5.0)
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.DeadlineExceededError):
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"still waiting:\n  fifo_queue_Dequeue: dequeue of 1 from FIFOQueue "
+                                 r"'_\d+_fifo_queue' \(has 0, 0 in the queue\)"):
             sess.run(x, options=tf.RunOptions(timeout_in_ms=100))
         # a partly served dequeue_many that times out gives its element back
         sess.run(enq)
@@ -258,3 +260,22 @@ def test_queue_pinned_to_an_accelerator_needs_soft_placement(graph):
     config = tf.ConfigProto(device_count={"CPU": 1, "SIM": 1}, allow_soft_placement=True)
     with tf.Session(config=config) as sess:
         assert sess.run(size) == 0
+
+
+def test_dequeue_inside_a_while_loop(graph):
+    q = tf.FIFOQueue(10, [tf.float32], shapes=[[]])
+    enq = q.enqueue_many([[1., 2., 3., 4.]])
+
+    def loop(n):
+        return tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + q.dequeue()),
+                             [tf.constant(0), tf.constant(0.0)])[1]
+    three, five = loop(3), loop(5)
+    with tf.Session() as sess:
+        sess.run(enq)
+        assert sess.run(three) == 6.0
+        with pytest.raises(tf.errors.DeadlineExceededError, match="while_1/fifo_queue_Dequeue: dequeue of 1"):
+            sess.run(five, options=tf.RunOptions(timeout_in_ms=100))
+        assert sess.run(q.size()) == 0  # a dequeue that finished before the abort took its element, as in TF
+        sess.run(q.close())
+        with pytest.raises(tf.errors.OutOfRangeError, match="insufficient elements"):
+            sess.run(five)

@@ -159,7 +159,7 @@ def test_an_error_on_one_task_aborts_the_step_on_every_task(session):
     assert wait_until_idle(sess)
 
 
-def test_ctrl_c_cancels_the_step_on_every_task(session):
+def test_ctrl_c_cancels_the_step_on_every_task(session, ctrl_c):
     g = tf.Graph()
     with g.as_default():
         x = tf.placeholder(tf.float32, [], name="x")

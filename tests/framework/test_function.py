@@ -78,3 +78,61 @@ def test_defun_arity_is_checked():
             return a + b
         with pytest.raises(ValueError, match="takes 2 argument"):
             add(tf.constant(1.0))
+
+
+def test_functions_go_to_the_protobuf_library_and_come_back(tmp_path):
+    """A GraphDef with functions as TF writes it: func attrs name functions of
+    `library`; parsing it back gives the same FunctionDefs, and the imported graph
+    runs; Saver (meta graph) and FileWriter (graph event) accept such graphs."""
+    from graphrt.framework import graph_proto
+    g = tf.Graph()
+    with g.as_default():
+        k = tf.placeholder(tf.int64, [], name="k")
+        ds = tf.data.Dataset.range(6).map(lambda i: (i * k, tf.cast(i, tf.float32)))
+        ds = ds.filter(lambda a, b: b > 1.0).flat_map(lambda a, b: tf.data.Dataset.from_tensors(a).repeat(2))
+        it = ds.batch(3).make_initializable_iterator()
+        x = it.get_next()
+
+        @Defun(tf.float32)
+        def sq(v):
+            return v * v
+        y = sq(tf.constant(3.0))
+    gd = g.as_graph_def()
+    proto = graph_proto.to_proto(gd)
+    functions = {f.signature.name: f for f in proto.library.function}
+    map_def = gd.node_by_name()["MapDataset"].attrs["f"]
+    assert set(functions) == {n.attrs[a].name for n in gd.node for a in ("f", "predicate") if a in n.attrs}
+    assert [a.name for a in functions[map_def.name].signature.input_arg] == ["arg", "capture"]
+    assert sorted(functions[map_def.name].ret.values()) == ["Cast:y:0", "mul:z:0"]  # TF's node:output_arg:index
+    back = graph_proto.from_proto(proto)
+    assert back.node_by_name()["MapDataset"].attrs["f"] == map_def
+    g2 = tf.Graph()
+    with g2.as_default():
+        tf.import_graph_def(proto.SerializeToString(), name="")
+        with tf.Session() as sess:
+            sess.run(it.initializer.name, {"k:0": 10})
+            assert sess.run(x.name).tolist() == [20, 20, 30]
+            assert sess.run(y.name) == 9.0
+    with g.as_default():
+        v = tf.Variable(1.0)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            tf.train.Saver().save(sess, str(tmp_path / "model"))
+            tf.summary.FileWriter(str(tmp_path), sess.graph).close()
+    assert (tmp_path / "model.meta").exists()
+
+
+def test_a_call_waiting_on_a_queue_ends_with_the_step():
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(2, tf.float32, shapes=[[]])
+
+        @Defun(tf.float32)
+        def add_next(v):
+            return v + q.dequeue()
+        y = add_next(tf.constant(1.0))
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.DeadlineExceededError):
+                sess.run(y, options=tf.RunOptions(timeout_in_ms=200))
+            sess.run(q.enqueue(2.0))
+            assert sess.run(y) == 3.0

@@ -170,3 +170,32 @@ def test_tensorflow_ran_a_graph_def_graphrt_wrote_and_got_graphrts_outputs():
             got_probs, got_out = sess.run([probs, out], {"x:0": x})
     np.testing.assert_allclose(got_probs, tf_out["probs"], rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(got_out, tf_out["out"], rtol=1e-5, atol=1e-7)
+
+
+def test_a_tensorflow_graph_of_many_common_ops_gives_tensorflows_outputs():
+    # tf_ops.pb: fused batch norm (inference and training), depthwise conv, relu6, strided slice,
+    # pack, pad, l2_normalize, leaky relu, elu, argmax, log_softmax ... frozen by TensorFlow 2.21.
+    gd = graph_proto.read_graph_def(os.path.join(FIXTURES, "tf_ops.pb"))
+    io = np.load(os.path.join(FIXTURES, "tf_ops_io.npz"))
+    assert {"FusedBatchNormV3", "DepthwiseConv2dNative", "StridedSlice", "Pack"} <= {n.op for n in gd.node}
+    names = ["out", "bn_y", "bn_mean", "bn_var"]
+    with tf.Graph().as_default():
+        fetches = tf.import_graph_def(gd, return_elements=[f"{n}:0" for n in names], name="")
+        with tf.Session() as sess:
+            got = dict(zip(names, sess.run(fetches, {"x:0": io["x"]})))
+    for n in names:
+        np.testing.assert_allclose(got[n], io[n], rtol=1e-5, atol=1e-6, err_msg=n)
+
+
+def test_the_tf1_frozen_graph_loading_idiom_with_gfile(tmp_path):
+    with tf.gfile.GFile(LENET_PB, "rb") as f:
+        graph_def = tf.GraphDef()
+        graph_def.ParseFromString(f.read())
+    assert tf.io.gfile.exists(LENET_PB) and len(graph_def.node) == 41
+    path = tf.io.write_graph(graph_def, str(tmp_path / "copy"), "lenet.pbtxt")
+    assert tf.gfile.ListDirectory(str(tmp_path / "copy")) == ["lenet.pbtxt"]
+    assert text_format.Parse(tf.gfile.GFile(path).read(), tf.GraphDef()) == graph_def
+    with pytest.raises(tf.errors.NotFoundError, match="No such file"):
+        tf.gfile.GFile(str(tmp_path / "absent.pb"), "rb")
+    with pytest.raises(tf.errors.UnimplementedError, match="scheme 'gs' not implemented"):
+        tf.gfile.Exists("gs://bucket/model.pb")

@@ -31,7 +31,7 @@ def test_import_meta_graph_restores_collections_and_variables(tmp_path):
     with tf.Graph().as_default():
         prefix, want = _train_and_save(tmp_path)
     meta = meta_graph_pb2.MetaGraphDef.FromString(open(prefix + ".meta", "rb").read())
-    assert meta.saver_def.version == tf.train.SaverDef.V2
+    assert not meta.HasField("saver_def")  # graphrt's Saver feeds values; it has no SaveV2 ops to name
     assert list(meta.collection_def["outputs"].node_list.value) == ["y:0"]
     assert {n.op for n in meta.graph_def.node} >= {"VariableV2", "MatMul", "ApplyGradientDescent"}
     with tf.Graph().as_default() as g:
@@ -53,7 +53,7 @@ def test_export_meta_graph_text_and_scope(tmp_path):
         tf.Variable(1.0, name="v")
         path = str(tmp_path / "g.meta")
         meta = tf.train.export_meta_graph(path, as_text=True)
-    assert open(path).read().startswith("meta_info_def {")
+    assert open(path).read().startswith("meta_info_def {\n  stripped_op_list {")
     with tf.Graph().as_default():
         tf.train.import_meta_graph(path, import_scope="copy")
         v, = tf.global_variables()
@@ -127,3 +127,57 @@ def test_restore_v2_reports_a_damaged_tensor(tmp_path):
         with tf.Session() as sess:
             with pytest.raises(tf.errors.DataLossError, match="Checksum does not match for tensor w"):
                 saver.restore(sess, prefix)
+
+
+def test_tensorflow_loaded_a_model_graphrt_saved_with_its_meta_graph(tmp_path):
+    # graphrt_meta/: saved by graphrt's Saver (make_graphrt_fixtures.py); TensorFlow's
+    # import_meta_graph + restore ran it (make_fixtures.py) and got graphrt_meta_tf_out.npz.
+    import os
+    import shutil
+    from tests.interop.fixtures.make_graphrt_fixtures import meta_graph_model
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+    tf_y = np.load(os.path.join(fixtures, "graphrt_meta_tf_out.npz"))["y"]
+    _, ours = meta_graph_model(str(tmp_path))
+    np.testing.assert_allclose(ours, tf_y, rtol=1e-6)
+    meta = meta_graph_pb2.MetaGraphDef.FromString(open(str(tmp_path / "model-5.meta"), "rb").read())
+    assert not meta.HasField("saver_def")  # so TensorFlow builds a Saver over the VariableDefs
+    assert not meta.meta_info_def.tensorflow_version  # TensorFlow would parse it as its own version
+    shutil.copytree(os.path.join(fixtures, "graphrt_meta"), tmp_path / "committed")
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(str(tmp_path / "committed" / "model-5.meta"))
+        with tf.Session() as sess:
+            saver.restore(sess, tf.train.latest_checkpoint(str(tmp_path / "committed")))
+            got = sess.run(tf.get_collection("outputs")[0], {"x:0": [[1.0, 2.0, 3.0], [0.5, 0.0, -1.0]]})
+    np.testing.assert_allclose(got, tf_y, rtol=1e-6)
+
+
+def test_strip_default_attrs_drops_only_default_values():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2], name="x")
+        tf.matmul(x, x, transpose_b=True, name="mm")
+        tf.matmul(x, x, name="plain")
+        meta = tf.train.export_meta_graph(strip_default_attrs=True)
+    nodes = {n.name: n for n in meta.graph_def.node}
+    assert "transpose_a" not in nodes["plain"].attr and "transpose_b" not in nodes["plain"].attr
+    assert nodes["mm"].attr["transpose_b"].b is True and "transpose_a" not in nodes["mm"].attr
+    assert nodes["mm"].attr["T"].type == 1  # no default: kept
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta)
+        assert tf.get_default_graph().get_operation_by_name("plain").get_attr("transpose_b") is False
+
+
+def test_meta_graph_lists_the_op_defs_it_uses():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2], name="x")
+        tf.split(tf.matmul(x, tf.Variable(np.eye(2, dtype=np.float32))), 2)
+        meta = tf.train.export_meta_graph()
+    ops = {op.name: op for op in meta.meta_info_def.stripped_op_list.op}
+    assert sorted(ops) == sorted({n.op for n in meta.graph_def.node})
+    matmul = ops["MatMul"]
+    assert [a.name for a in matmul.input_arg] == ["a", "b"] and matmul.input_arg[0].type_attr == "T"
+    attrs = {a.name: a for a in matmul.attr}
+    assert attrs["T"].type == "type" and attrs["transpose_a"].type == "bool"
+    assert attrs["transpose_a"].default_value.b is False
+    assert ops["Split"].input_arg[0].type == 3  # split_dim: DT_INT32
+    assert ops["Split"].output_arg[0].number_attr == "num_split"
+    assert ops["VariableV2"].is_stateful and ops["VariableV2"].output_arg[0].is_ref

@@ -141,3 +141,9 @@ def test_summary_iterator_reads_events_back_and_detects_damage(graph, tmp_path):
     open(path, "wb").write(bytes(data[:-3]))
     with pytest.raises(tf.errors.DataLossError, match="Truncated record at offset"):
         list(tf.train.summary_iterator(path))
+
+
+def test_file_writer_with_a_session_is_said_to_be_unsupported(graph, tmp_path):
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.UnimplementedError, match="FileWriter\\(session=...\\)"):
+            tf.summary.FileWriter(str(tmp_path), session=sess)

@@ -94,6 +94,19 @@ def test_abort_of_an_unknown_step_is_remembered_without_a_rendezvous():
     steps.for_run(1)                       # forgotten long ago (LRU): may run
 
 
+def test_an_aborted_step_leaves_nothing_behind():
+    steps, manager, _ = table()
+    outcomes = []
+    steps.for_recv(1, KEY.full_key).recv_async(KEY, waiter(outcomes))   # waiting before its RunGraph
+    steps.abort(1, errors.CancelledError("closed"))
+    assert 1 not in manager and isinstance(outcomes[0], errors.CancelledError)
+    steps.for_run(2)                                                    # running when the abort comes
+    steps.abort(2, errors.CancelledError("closed"))
+    assert manager.find(2).status is not None                           # aborted, kept while it runs
+    steps.release(2)
+    assert len(manager) == 0 and steps.stats()["unowned"] == 0
+
+
 def test_cleaned_steps_refuse_late_requests():
     steps, manager, _ = table()
     steps.for_recv(3, "k")

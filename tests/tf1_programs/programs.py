@@ -1,13 +1,14 @@
 """TF1-style programs with TensorFlow's outputs for them: loading, comparing, and
 regenerating the outputs.
 
-Two sets live here, each a directory with `cases/` (modules with
+The sets, each a directory with `cases/` (modules with
 `run(tf, np) -> dict`) and `golden/` (TensorFlow's outputs, one .npz per case):
 
 * `conformance/`: the conformance programs of the API contract (multi-device
   partitions, control flow across devices, gradients, training, savers...);
 * `.` (this directory): programs for the APIs beyond them (variable_scope,
-  tf.layers, tf.losses, RNNs, ...).
+  tf.layers, tf.losses, RNNs, ...);
+* `../data/`: tf.data pipelines (exact element sequences, the end of each).
 
 The tests read only these files, so a clone of the repository runs all of them.
 

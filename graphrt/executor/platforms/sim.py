@@ -44,6 +44,11 @@ class SimOptions:
             is unmodelled.
         copy_latency: modelled fixed cost of every copy, in seconds.
         kernel_launch_latency: modelled delay before every kernel, in seconds.
+        kernel_bandwidth: modelled bytes/s a kernel reads: a kernel also
+            takes (bytes of its device-tensor arguments) / kernel_bandwidth
+            seconds, so smaller tensors make shorter kernels (a memory-bound
+            roofline); None is unmodelled. Traced kernels include the
+            modelled time, as a GPU trace would.
         allocation_retry_timeout: seconds an allocation that does not fit
             waits for frees before ResourceExhaustedError (TF waits 10 s).
         strict_host_access: refuse `as_array` outside this device's streams,
@@ -59,13 +64,14 @@ class SimOptions:
     d2d_bandwidth: float | None = None
     copy_latency: float = 0.0
     kernel_launch_latency: float = 0.0
+    kernel_bandwidth: float | None = None
     allocation_retry_timeout: float = 0.0
     strict_host_access: bool = True
 
     def __post_init__(self):
         if self.memory_bytes < 256:
             raise errors.InvalidArgumentError(f"SimOptions.memory_bytes must be >= 256, got {self.memory_bytes}")
-        for name in ("copy_bandwidth", "d2d_bandwidth"):
+        for name in ("copy_bandwidth", "d2d_bandwidth", "kernel_bandwidth"):
             value = getattr(self, name)
             if value is not None and value <= 0:
                 raise errors.InvalidArgumentError(f"SimOptions.{name} must be > 0 or None, got {value}")
@@ -81,7 +87,7 @@ class SimOptions:
     def models_costs(self):
         """True when any copy or kernel cost is modelled."""
         return (self.copy_bandwidth is not None or self.d2d_bandwidth is not None
-                or self.copy_latency > 0 or self.kernel_launch_latency > 0)
+                or self.copy_latency > 0 or self.kernel_launch_latency > 0 or self.kernel_bandwidth is not None)
 
 
 class SimExecutor(HostExecutor):
@@ -128,8 +134,12 @@ class SimExecutor(HostExecutor):
         self._model_copy(start, nbytes, self.options.d2d_bandwidth)
 
     def _launch(self, stream, kernel, args, kwargs):
-        if self.options.kernel_launch_latency:
-            time.sleep(self.options.kernel_launch_latency)
+        modelled = self.options.kernel_launch_latency
+        if self.options.kernel_bandwidth:
+            modelled += _argument_bytes(args) / self.options.kernel_bandwidth
+        if modelled:
+            stream.launch_started_ns = time.time_ns()  # the kernel's trace event starts here
+            time.sleep(modelled)
         kernel(*args, **kwargs)
 
     def _model_copy(self, start, nbytes, bandwidth):
@@ -153,3 +163,14 @@ class SimPlatform(Platform):
 
     def _new_executor(self, ordinal, options):
         return SimExecutor(self, ordinal, options)
+
+
+def _argument_bytes(args):
+    """Bytes of the device tensors among a kernel's arguments (one list deep)."""
+    from ..device_tensor import DeviceTensor
+    total = 0
+    for a in args:
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if isinstance(t, DeviceTensor):
+                total += t.nbytes
+    return total

@@ -1,0 +1,104 @@
+"""Pipeline parallelism on 4 SIM devices: measured bubble against GPipe's (K-1)/(M+K-1).
+
+K=4 equal stages (dense layers of an MLP; the loss counts as a layer) on SIM:0..3, whose
+kernels cost modelled time proportional to the bytes they read
+(SimOptions.kernel_bandwidth, plus a small launch latency) and whose
+device-to-device copies have a modelled latency. For M = 1, 4, 8, 16
+micro-batches of a fixed batch and both schedules, this traces steps and
+prints the idle fraction of the devices measured from the step stats
+(`tf.distribute.bubble_fraction`), the textbook GPipe figure, the median
+step time, and the peak activation memory of stage 0 from its BFC
+allocator (1F1B keeps at most K micro-batches alive there, GPipe M).
+
+    python benchmarks/pipeline.py [--trace pipeline_trace.json] [--micro-batches 1 4 8 16]
+"""
+import argparse
+import os
+import statistics
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import graphrt as tf  # noqa: E402
+from graphrt.client.timeline import Timeline  # noqa: E402
+
+from _util import emit  # noqa: E402
+
+K = 4
+BATCH, WIDTH, LAYERS_PER_STAGE = 2048, 16, 3
+# Modelled costs dominate the real ones (small arrays, cheap kernels), so the figures hold on a busy
+# machine: reading a full-batch activation (128 KiB) takes 32 ms, a weight (1 KiB) 0.25 ms, every
+# kernel starts 20 us late, a copy 50 us, and a d2d copy moves 1 GB/s.
+SIM_OPTIONS = {"kernel_bandwidth": 4e6, "kernel_launch_latency": 2e-5, "copy_latency": 5e-5, "d2d_bandwidth": 1e9}
+REPEATS = 2
+
+
+def stage_fn(k):
+    # The last stage has one layer fewer: the loss takes its place, so the stages cost the same.
+    def fn(h):
+        for j in range(LAYERS_PER_STAGE - (k == K - 1)):
+            h = tf.layers.dense(h, WIDTH, tf.nn.relu, name=f"stage{k}_fc{j}",
+                                kernel_initializer=tf.glorot_uniform_initializer(seed=10 * k + j))
+        return h
+    return fn
+
+
+def run(micro_batches, schedule, trace_path=None):
+    g = tf.Graph()
+    rng = np.random.RandomState(0)
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [BATCH, WIDTH])
+        y = tf.placeholder(tf.float32, [BATCH, WIDTH])
+        devices = [f"/device:SIM:{k}" for k in range(K)]
+        pipe = tf.distribute.pipeline([stage_fn(k) for k in range(K)], devices, inputs=x, labels=y,
+                                      loss_fn=lambda out, lab: tf.reduce_mean(tf.square(out - lab)),
+                                      micro_batches=micro_batches, schedule=schedule)
+        train = pipe.minimize(tf.train.GradientDescentOptimizer(0.01))
+    feed = {x: rng.randn(BATCH, WIDTH).astype(np.float32), y: rng.randn(BATCH, WIDTH).astype(np.float32)}
+    config = tf.ConfigProto(device_count={"SIM": K}, sim_options=SIM_OPTIONS)
+    with tf.Session(graph=g, config=config) as sess:
+        sess.run(tf.variables_initializer(tf.global_variables()))
+        sess.run(train, feed)
+        allocator = sess.device("/job:localhost/replica:0/task:0/device:SIM:0").executor.allocator
+        bubbles, times, peaks = [], [], []
+        for _ in range(REPEATS):
+            before = allocator.stats().bytes_in_use
+            allocator.clear_stats()
+            md = tf.RunMetadata()
+            sess.run(train, feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+            peaks.append(allocator.stats().peak_bytes_in_use - before)
+            bubbles.append(tf.distribute.bubble_fraction(md.step_stats, devices))
+            starts = [ns.all_start_micros for d in md.step_stats.dev_stats for ns in d.node_stats]
+            ends = [ns.all_start_micros + ns.all_end_rel_micros for d in md.step_stats.dev_stats
+                    for ns in d.node_stats]
+            times.append((max(ends) - min(starts)) / 1e3)
+        if trace_path:
+            with open(trace_path, "w") as f:
+                f.write(Timeline(md.step_stats).generate_chrome_trace_format())
+    activation = BATCH // micro_batches * WIDTH * 4
+    return {"micro_batches": micro_batches, "schedule": schedule,
+            "measured_bubble": round(statistics.median(bubbles), 3),
+            "textbook_bubble": round(tf.distribute.textbook_bubble(K, micro_batches), 3),
+            "step_ms": round(statistics.median(times), 1),
+            "stage0_peak_bytes": max(peaks),
+            "stage0_peak_micro_batch_activations": round(max(peaks) / activation, 1)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--micro-batches", type=int, nargs="+", default=[1, 4, 8, 16])
+    parser.add_argument("--trace", default=None, help="write the Chrome trace of the M=8 GPipe step here")
+    args = parser.parse_args()
+    rows = []
+    for schedule in ("gpipe", "1f1b"):
+        for m in args.micro_batches:
+            trace = args.trace if schedule == "gpipe" and m == 8 else None
+            rows.append(run(m, schedule, trace))
+    emit("pipeline", {"runs": rows}, stages=K, batch=BATCH, width=WIDTH, layers_per_stage=LAYERS_PER_STAGE,
+         sim_options=SIM_OPTIONS)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,2 @@
+"""`tf.contrib.memory_stats`: BytesInUse, MaxBytesInUse, BytesLimit (graphrt/memory_stats)."""
+from ..memory_stats import BytesInUse, BytesLimit, MaxBytesInUse  # noqa: F401

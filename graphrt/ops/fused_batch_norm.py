@@ -1,0 +1,83 @@
+"""FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3: TensorFlow's fused batch
+normalization ops, so GraphDefs TensorFlow writes (Keras and tf.layers use
+them) import and run. graphrt's own `tf.layers.batch_normalization` builds
+the same arithmetic from ordinary ops, so nothing here has a gradient.
+
+Outputs as in TF: y, batch_mean, batch_variance (unbiased, n/(n-1)), two
+reserve spaces (the biased variance's inputs), and for V3 a third. In
+inference (`is_training=False`) the given mean and variance are used and
+passed through.
+"""
+import numpy as np
+
+from .. import errors
+from ..framework import dtypes
+from ..framework.registry import register_kernel, register_op
+from ..framework.tensor_shape import TensorShape
+
+_ATTRS = {"epsilon": 1e-4, "exponential_avg_factor": 1.0, "data_format": "NHWC", "is_training": True}
+_X_TYPES = {"T": (dtypes.float16, dtypes.float32, dtypes.float64)}
+
+
+def _shape(ctx):
+    x = ctx.shape(0)
+    channels = None
+    if x.ndims is not None:
+        fmt = ctx.attr("data_format")
+        channels = x.as_list()[1 if fmt.startswith("NC") else -1]
+    vec = TensorShape([channels])
+    return [x] + [vec] * (len(ctx.op.outputs) - 1)
+
+
+_OUT5 = ["y: T", "batch_mean: U", "batch_variance: U", "reserve_space_1: U", "reserve_space_2: U"]
+register_op("FusedBatchNorm", ["x: T", "scale: T", "offset: T", "mean: T", "variance: T"],
+            [o.replace(": U", ": T") for o in _OUT5], attrs=dict(_ATTRS), shape_fn=_shape, allowed_types=_X_TYPES)
+register_op("FusedBatchNormV2", ["x: T", "scale: U", "offset: U", "mean: U", "variance: U"], _OUT5,
+            attrs=dict(_ATTRS), shape_fn=_shape, allowed_types=_X_TYPES)
+register_op("FusedBatchNormV3", ["x: T", "scale: U", "offset: U", "mean: U", "variance: U"],
+            _OUT5 + ["reserve_space_3: U"], attrs=dict(_ATTRS), shape_fn=_shape, allowed_types=_X_TYPES)
+
+
+def _fused_batch_norm(ctx, n_outputs):
+    eps, factor = float(ctx.attr("epsilon")), float(ctx.attr("exponential_avg_factor"))
+    training, fmt, name = bool(ctx.attr("is_training")), ctx.attr("data_format"), ctx.name
+    if fmt not in ("NHWC", "NCHW", "NDHWC", "NCDHW"):
+        raise errors.InvalidArgumentError(f"{name}: unsupported data_format {fmt}")
+    channels_first = fmt.startswith("NC")
+
+    def run(x, scale, offset, mean, variance):
+        x = np.asarray(x)
+        if x.ndim not in (4, 5):
+            raise errors.InvalidArgumentError(f"{name}: input must be 4 or 5-dimensional, got shape "
+                                              f"{list(x.shape)}")
+        axis = 1 if channels_first else x.ndim - 1
+        axes = tuple(i for i in range(x.ndim) if i != axis)
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        xf = x.astype(np.float32) if x.dtype == np.float16 else x
+        u = np.asarray(scale).dtype
+        if training:
+            batch_mean = xf.mean(axis=axes)
+            batch_var = xf.var(axis=axes)
+            n = x.size // max(1, x.shape[axis])
+            unbiased = batch_var * (n / max(n - 1, 1))
+            use_mean, use_var = batch_mean, batch_var
+            if factor != 1.0 and np.asarray(mean).size:  # a running average kept by the op itself
+                unbiased = (1.0 - factor) * np.asarray(variance) + factor * unbiased
+                batch_mean = (1.0 - factor) * np.asarray(mean) + factor * batch_mean
+            out_mean, out_var, reserve = batch_mean, unbiased, (use_mean, use_var)
+        else:
+            use_mean, use_var = np.asarray(mean), np.asarray(variance)
+            out_mean, out_var, reserve = use_mean, use_var, (use_mean, use_var)
+        inv = np.asarray(scale) / np.sqrt(use_var + eps)
+        y = (xf - use_mean.reshape(shape)) * inv.reshape(shape) + np.asarray(offset).reshape(shape)
+        outs = [y.astype(x.dtype), np.asarray(out_mean, u), np.asarray(out_var, u),
+                np.asarray(reserve[0], u), np.asarray(reserve[1], u)]
+        if n_outputs == 6:
+            outs.append(np.zeros(0, u))
+        return tuple(outs)
+    return run
+
+
+for _op, _n in (("FusedBatchNorm", 5), ("FusedBatchNormV2", 5), ("FusedBatchNormV3", 6)):
+    register_kernel(_op, ("CPU", "GPU"))(lambda ctx, n=_n: _fused_batch_norm(ctx, n))

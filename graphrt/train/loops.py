@@ -1,0 +1,95 @@
+"""Training loops sunk into one `Session.run` (TPU's `iterations_per_loop`,
+MindSpore's sink mode): `repeat(step_fn, iterations, inputs)` builds a
+`tf.while_loop` whose body is one training step.
+
+    def step(x, y):
+        loss = loss_of(x, y)
+        return opt.minimize(loss), loss
+    losses = tf.train.repeat(step, K, [xs, ys])   # xs: [K, B, ...], the batches of K steps
+    sess.run(losses, {xs: ..., ys: ...})          # K steps in one call; the K losses come back together
+
+Step i reads batch i of every input (a gather inside the loop, placed with
+the input), so the batches are fed or uploaded once per call. The ops
+step_fn returns (the train op) run before the step's tensors are recorded,
+and a use of a variable in the loop body reads it after the previous
+iteration's update, so K sunk steps give what K separate runs give. The
+recorded tensors go to TensorArrays and come back stacked: [K, ...].
+"""
+from .. import errors
+from ..framework import dtypes as dtypes_lib
+from ..framework.graph import Operation, Tensor, get_default_graph
+from ..framework.op_builder import convert_to_tensor
+from ..ops import array_ops, control_flow_ops, control_ops, math_ops, nest
+from ..tensor_array import TensorArray
+
+
+def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="repeat"):
+    """Runs `step_fn(*batch_i)` for i = 0 .. iterations-1 inside one while loop.
+
+    Args:
+        step_fn: returns the step's train op(s) and the tensors to record, in
+            any order, as one value or a list/tuple (e.g. `(train_op, loss)`).
+        iterations: K, a Python int or an int32 scalar tensor.
+        inputs: a tensor or list of tensors whose axis 0 has K entries.
+        dtypes: dtypes of the tensors step_fn records (one float32 scalar,
+            the loss, by default; () when it records none).
+
+    Returns:
+        A list with each recorded tensor stacked over the steps ([K, ...]), or
+        the single one; with no recorded tensor, an Operation running the K steps.
+
+    Raises:
+        InvalidArgumentError: an input whose axis 0 is not K, K < 1, step_fn
+            recording other tensors than `dtypes` says.
+    """
+    g = get_default_graph()
+    inputs = [convert_to_tensor(t) for t in nest.flatten(inputs)]
+    dtypes = [dtypes_lib.as_dtype(d) for d in dtypes]
+    if isinstance(iterations, int):
+        if iterations < 1:
+            raise errors.InvalidArgumentError(f"repeat: iterations must be >= 1, got {iterations}")
+        for t in inputs:
+            if t.shape.ndims == 0 or (t.shape.ndims is not None and t.shape[0] is not None and
+                                      t.shape[0] != iterations):
+                raise errors.InvalidArgumentError(
+                    f"repeat: input {t.name} of shape {t.shape} does not hold {iterations} steps on axis 0")
+    with g.name_scope(name):
+        k = convert_to_tensor(iterations, dtype=dtypes_lib.int32, name="iterations")
+        shapes = []
+
+        def body(i, *arrays):
+            batch = []
+            for t in inputs:
+                b = array_ops.gather(t, i)
+                b.set_shape(t.shape[1:])
+                batch.append(b)
+            ops, tensors = _split_outputs(step_fn(*batch))
+            if [t.dtype.base_dtype for t in tensors] != dtypes:
+                raise errors.InvalidArgumentError(
+                    f"repeat: step_fn records {[t.name for t in tensors]} of dtypes "
+                    f"{[t.dtype.base_dtype.name for t in tensors]}, but dtypes={[d.name for d in dtypes]}")
+            shapes[:] = [t.shape for t in tensors]
+            with g.control_dependencies(ops):
+                # The step's updates happen before its results are recorded and before the next step.
+                tensors = [array_ops.identity(t) for t in tensors]
+                step = math_ops.add(i, 1, name="next")
+            return (step,) + tuple(ta.write(i, t) for ta, t in zip(arrays, tensors))
+
+        arrays = [TensorArray(d, size=k) for d in dtypes]
+        loop = control_flow_ops.while_loop(lambda i, *a: i < k, body, [convert_to_tensor(0)] + arrays,
+                                           name="loop")
+        loop = list(loop) if isinstance(loop, (list, tuple)) else [loop]
+        if not arrays:
+            return control_ops.group(loop[0], name="run")
+        stacked = [ta.stack(name="recorded") for ta in loop[1:]]
+        for t, shape in zip(stacked, shapes):
+            t.set_shape([iterations if isinstance(iterations, int) else None] + shape.as_list()
+                        if shape.ndims is not None else None)
+        return stacked[0] if len(stacked) == 1 else stacked
+
+
+def _split_outputs(out):
+    flat = [out] if isinstance(out, (Tensor, Operation)) else nest.flatten(out)
+    ops = [o for o in flat if isinstance(o, Operation)]
+    tensors = [convert_to_tensor(o) for o in flat if not isinstance(o, Operation) and o is not None]
+    return ops, tensors

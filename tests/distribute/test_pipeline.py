@@ -1,0 +1,184 @@
+"""tf.distribute.pipeline: GPipe and 1F1B give the unpipelined step, follow
+their schedule, and keep the activations the schedule says."""
+import numpy as np
+import pytest
+
+import graphrt as tf
+from graphrt.runtime.step_stats import DeviceStepStats, NodeExecStats, StepStats
+
+K, BATCH, WIDTH = 4, 16, 8
+
+
+def _stage(k, width=WIDTH):
+    def fn(h):
+        return tf.layers.dense(h, width, tf.nn.tanh, name=f"fc{k}",
+                               kernel_initializer=tf.glorot_uniform_initializer(seed=k),
+                               bias_initializer=tf.constant_initializer(0.01 * k))
+    return fn
+
+
+def _loss(out, labels):
+    return tf.reduce_mean(tf.square(out - labels))
+
+
+def _train(micro_batches=None, schedule="gpipe", device_type="CPU", steps=2):
+    """Parameters after `steps` steps; micro_batches=None trains the unpipelined model."""
+    g = tf.Graph()
+    rng = np.random.RandomState(0)
+    with g.as_default():
+        x = tf.constant(rng.randn(BATCH, WIDTH).astype(np.float32))
+        y = tf.constant(rng.randn(BATCH, WIDTH).astype(np.float32))
+        fns = [_stage(k) for k in range(K)]
+        opt = tf.train.MomentumOptimizer(0.1, 0.9)
+        if micro_batches is None:
+            h = x
+            for fn in fns:
+                h = fn(h)
+            loss = _loss(h, y)
+            train = opt.minimize(loss)
+        else:
+            devices = [f"/device:{device_type}:{k}" for k in range(K)]
+            pipe = tf.distribute.pipeline(fns, devices, inputs=x, labels=y, loss_fn=_loss,
+                                          micro_batches=micro_batches, schedule=schedule)
+            loss, train = pipe.loss, pipe.minimize(opt)
+        with tf.Session(graph=g, config=tf.ConfigProto(device_count={device_type: K})) as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([train, loss])[1] for _ in range(steps)]
+            return losses, sess.run(tf.trainable_variables())
+
+
+@pytest.fixture(scope="module")
+def unpipelined():
+    return _train()
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("micro_batches", [1, 4, 8])
+def test_pipeline_gives_the_parameters_of_the_unpipelined_model(unpipelined, schedule, micro_batches):
+    losses, params = _train(micro_batches, schedule)
+    np.testing.assert_allclose(losses, unpipelined[0], rtol=1e-5)
+    assert len(params) == 2 * K
+    for got, want in zip(params, unpipelined[1]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_pipeline_on_sim_devices_gives_the_same_parameters(unpipelined):
+    losses, params = _train(4, "1f1b", device_type="SIM")
+    np.testing.assert_allclose(losses, unpipelined[0], rtol=1e-5)
+    for got, want in zip(params, unpipelined[1]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_schedules():
+    gpipe = tf.distribute.schedule_tasks("gpipe", 3, 4)
+    assert gpipe[1] == [("F", 0), ("F", 1), ("F", 2), ("F", 3), ("B", 3), ("B", 2), ("B", 1), ("B", 0)]
+    one_f_one_b = tf.distribute.schedule_tasks("1f1b", 3, 4)
+    assert one_f_one_b[0] == [("F", 0), ("F", 1), ("F", 2), ("B", 0), ("F", 3), ("B", 1), ("B", 2), ("B", 3)]
+    assert one_f_one_b[2] == [("F", 0), ("B", 0), ("F", 1), ("B", 1), ("F", 2), ("B", 2), ("F", 3), ("B", 3)]
+    for k, tasks in enumerate(one_f_one_b):
+        in_flight = peak = 0
+        for kind, _ in tasks:
+            in_flight += 1 if kind == "F" else -1
+            peak = max(peak, in_flight)
+        assert peak == 3 - k  # at most K - k micro-batches of activations on stage k
+
+
+def _gate_order(schedule, micro_batches=4):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(np.ones([BATCH, WIDTH], np.float32))
+        pipe = tf.distribute.pipeline([_stage(k) for k in range(K)], [f"/device:CPU:{k}" for k in range(K)],
+                                      inputs=x, labels=x, loss_fn=_loss, micro_batches=micro_batches,
+                                      schedule=schedule)
+        train = pipe.minimize(tf.train.GradientDescentOptimizer(0.1))
+        with tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": K})) as sess:
+            sess.run(tf.global_variables_initializer())
+            md = tf.RunMetadata()
+            sess.run(train, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    order = {}
+    for dev in md.step_stats.dev_stats:
+        gates = [ns for ns in dev.node_stats if ns.op == "Identity" and "/stage" in ns.node_name]
+        seen = []
+        for ns in sorted(gates, key=lambda s: (s.all_start_micros, s.node_name)):
+            task = ns.node_name.split("/")[2]
+            if task not in seen:
+                seen.append(task)
+        order[int(dev.device.rsplit(":", 1)[1])] = seen
+    return pipe.tasks, order
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
+def test_each_device_runs_its_tasks_in_schedule_order(schedule):
+    tasks, order = _gate_order(schedule)
+    for k in range(K):
+        assert order[k] == [f"{kind}{i}" for kind, i in tasks[k]]
+
+
+def _stage0_peak(schedule, micro_batches=16):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/device:SIM:0"):  # the batch is split where it is: inputs on stage 0, labels on 3
+            x = tf.constant(np.ones([1024, 32], np.float32))
+        with tf.device(f"/device:SIM:{K - 1}"):
+            y = tf.constant(np.ones([1024, 32], np.float32))
+        fns = [_stage(k, 32) for k in range(K)]
+        pipe = tf.distribute.pipeline(fns, [f"/device:SIM:{k}" for k in range(K)], inputs=x, labels=y,
+                                      loss_fn=_loss, micro_batches=micro_batches, schedule=schedule)
+        grads = [gr for gr, _ in pipe.grads_and_vars]
+        with tf.Session(graph=g, config=tf.ConfigProto(device_count={"SIM": K})) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(grads)
+            allocator = sess.device("/job:localhost/replica:0/task:0/device:SIM:0").executor.allocator
+            before = allocator.stats().bytes_in_use
+            allocator.clear_stats()
+            sess.run(grads)
+            return allocator.stats().peak_bytes_in_use - before
+
+
+def test_1f1b_keeps_fewer_micro_batches_alive_than_gpipe():
+    gpipe, one_f_one_b = _stage0_peak("gpipe"), _stage0_peak("1f1b")
+    activation = 1024 // 16 * 32 * 4
+    # GPipe: each of the 16 micro-batches keeps its input and its tanh output for the backward.
+    assert gpipe >= 0.9 * 2 * 16 * activation
+    assert one_f_one_b * 1.3 <= gpipe     # 1F1B: at most K = 4 micro-batches in flight
+
+
+def test_bubble_fraction_from_step_stats():
+    def stats(device, spans):
+        return DeviceStepStats(device, [NodeExecStats(f"op{i}", "MatMul", s, e, 0, "", stream="compute")
+                                        for i, (s, e) in enumerate(spans)])
+    step = StepStats([stats("/job:localhost/replica:0/task:0/device:SIM:0", [(0, 10), (5, 20)]),
+                      stats("/job:localhost/replica:0/task:0/device:SIM:1", [(20, 40)])])
+    # busy 20 + 20 of 2 x 40
+    assert tf.distribute.bubble_fraction(step, ["/device:SIM:0", "/device:SIM:1"]) == pytest.approx(0.5)
+    assert tf.distribute.textbook_bubble(4, 4) == pytest.approx(3 / 7)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="FULL_TRACE"):
+        tf.distribute.bubble_fraction(StepStats(), ["/device:SIM:0"])
+
+
+def test_micro_batches_that_do_not_divide_the_batch_are_refused(graph):
+    x = tf.placeholder(tf.float32, [10, WIDTH], name="images")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="4 micro-batches do not divide the batch of 10 of "
+                                                             "inputs images:0"):
+        tf.distribute.pipeline([_stage(0), _stage(1)], ["/cpu:0", "/cpu:1"], inputs=x, micro_batches=4)
+
+
+def test_stages_whose_shapes_do_not_chain_are_refused(graph):
+    x = tf.placeholder(tf.float32, [8, WIDTH])
+
+    def wrong_width(h):
+        return tf.matmul(h, tf.ones([WIDTH + 1, 2]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"pipeline stage 1 \(wrong_width\) cannot take its "
+                                                             r"input of shape \(2, 8\) from stage 0"):
+        tf.distribute.pipeline([_stage(0), wrong_width], ["/cpu:0", "/cpu:1"], inputs=x, micro_batches=4)
+
+
+def test_other_bad_arguments_are_refused(graph):
+    x = tf.placeholder(tf.float32, [8, WIDTH])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="one device per stage: 2 stages, 1 devices"):
+        tf.distribute.pipeline([_stage(0), _stage(1)], ["/cpu:0"], inputs=x)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="schedule must be one of"):
+        tf.distribute.pipeline([_stage(0)], ["/cpu:0"], inputs=x, schedule="interleaved")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"stage 0 \(fn\) is the last: it \(or loss_fn\) "
+                                                             "must return a scalar loss"):
+        tf.distribute.pipeline([_stage(0)], ["/cpu:0"], inputs=x, micro_batches=2)
