@@ -22,6 +22,7 @@ import operator
 
 import numpy as np
 
+from .. import errors
 from ..framework.registry import ASYNC, STEP
 from . import graph_executor as ge
 
@@ -127,7 +128,7 @@ class Schedule:
 class CompiledRun:
     """One compiled executor running one step (the counterpart of _Run)."""
 
-    __slots__ = ("ex", "step", "regs", "running", "failed", "position", "__weakref__")
+    __slots__ = ("ex", "step", "regs", "running", "failed", "reported", "position", "__weakref__")
 
     def __init__(self, ex, step):
         self.ex = ex
@@ -135,6 +136,7 @@ class CompiledRun:
         self.regs = [None] * ex.schedule.num_registers
         self.running = False
         self.failed = False
+        self.reported = False  # executor_done was called (once, even when abandoned)
         self.position = 0
         step.executors.append(self)
 
@@ -151,8 +153,28 @@ class CompiledRun:
                     if not deferred:
                         break
                     run = deferred.pop()
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C or a signal handler's exception (see graph_executor)
+            for held in [run, *deferred]:
+                held._abandon(exc)
+            deferred.clear()
+            raise
         finally:
             ge._tls.deferred = saved
+
+    def _abandon(self, exc):
+        """This thread was interrupted while it held this run: it never runs
+        again, reports to the step, and the step is aborted. (Only the thread
+        that holds a compiled run touches it: no lock.)"""
+        self.failed = True
+        self.step.report_error(errors.CancelledError(
+            f"Step {self.step.step_id} was interrupted ({type(exc).__name__}) while {self.ex.device.name} ran it",
+            device=self.ex.device.name))
+        self._report_done()
+
+    def _report_done(self):
+        if not self.reported:
+            self.reported = True
+            self.step.executor_done(None)
 
     def _loop(self, deferred):
         ex = self.ex
@@ -163,7 +185,7 @@ class CompiledRun:
         self.running = False
         self.regs = None
         ex._note_run()
-        self.step.executor_done(None)
+        self._report_done()
 
     def _run(self, deferred):
         # the hot loop: one tuple unpack per kernel instead of attribute loads

@@ -165,3 +165,28 @@ def test_partitions_that_need_the_dataflow_executor_keep_it():
             kinds = {ex.device.name.rsplit(":", 1)[1]: ex.schedule is not None
                      for ex in sess.plan_for(b, None).executors}
     assert kinds == {"0": False, "1": True}  # the sender compiles; the partition with a _Recv does not
+
+
+def test_interrupted_run_reports_once_and_the_executor_runs_again():
+    interrupt = [True]
+    ran = []
+
+    def maybe_interrupt():
+        if interrupt[0]:
+            raise KeyboardInterrupt
+        return np.float32(1)
+
+    def build():
+        first = tf.py_func(maybe_interrupt, [], tf.float32, name="interrupting")
+        tf.py_func(lambda v: ran.append("second") or v, [first], tf.float32, name="second")
+
+    ex = _executor(build)
+    step = Step(1, None, [], 0, 1)
+    with pytest.raises(KeyboardInterrupt):
+        ex.run_async(step)
+    assert step.done and ran == []
+    assert isinstance(step.error, errors.CancelledError) and "interrupted" in str(step.error)
+    interrupt[0] = False
+    step = Step(2, None, [], 0, 1)
+    ex.run_async(step)
+    assert step.done and step.error is None and ran == ["second"]
