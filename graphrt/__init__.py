@@ -68,6 +68,8 @@ from .recompute import recompute_grad
 from .tensor_array import TensorArray
 from .data_flow import (FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader,
                         WholeFileReader, count_up_to, matching_files, read_file, write_file)
+from .data_flow.accumulators import (ConditionalAccumulator, ConditionalAccumulatorBase,  # noqa: F401
+                                   SparseConditionalAccumulator)
 from .framework.indexed_slices import IndexedSlices
 from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
 from .rnn import reverse_sequence

@@ -31,7 +31,35 @@ def _inspect(args):
 
 def _server(args):
     from .distributed.server_main import main as server_main
+    if args.resolver:
+        # The cluster and this task from the scheduler's environment (TF_CONFIG, or an srun step's SLURM_*).
+        from .distribute import cluster_resolver
+        try:
+            if args.resolver == "tf_config":
+                resolver = cluster_resolver.TFConfigClusterResolver()
+            else:
+                jobs = dict(_job_count(j) for j in args.slurm_jobs.split(",")) if args.slurm_jobs else None
+                resolver = cluster_resolver.SlurmClusterResolver(jobs=jobs, port_base=args.port_base)
+            args.cluster_spec = resolver.cluster_spec()
+        except ValueError as e:
+            print(f"graphrt server: {e}", file=sys.stderr)
+            return 2
+        args.job = args.job or resolver.task_type
+        args.task = resolver.task_id if args.task is None else args.task
+    missing = [f"--{n}" for n in ("job", "task") if getattr(args, n) is None]
+    if not args.resolver and not args.cluster:
+        missing.insert(0, "--cluster")
+    if missing:
+        print(f"graphrt server: {', '.join(missing)} required (or --resolver tf_config|slurm)", file=sys.stderr)
+        return 2
     return server_main(args)
+
+
+def _job_count(text):
+    name, _, count = text.partition(":")
+    if not count.isdigit():
+        raise ValueError(f"--slurm-jobs entries are job:count, got {text!r}")
+    return name, int(count)
 
 
 def main(argv=None):
@@ -46,9 +74,13 @@ def main(argv=None):
     p.add_argument("-o", "--output", help="write to FILE instead of stdout")
     p.set_defaults(func=_inspect)
     s = sub.add_parser("server", help="run one task of a cluster in the foreground")
-    s.add_argument("--cluster", required=True, help="cluster spec JSON file: {\"worker\": [\"127.0.0.1:2222\"]}")
-    s.add_argument("--job", required=True)
-    s.add_argument("--task", type=int, required=True)
+    s.add_argument("--cluster", help="cluster spec JSON file: {\"worker\": [\"127.0.0.1:2222\"]}")
+    s.add_argument("--job")
+    s.add_argument("--task", type=int)
+    s.add_argument("--resolver", choices=("tf_config", "slurm"),
+                   help="take the cluster, job and task from TF_CONFIG or the SLURM_* variables instead")
+    s.add_argument("--slurm-jobs", help="with --resolver slurm: job:count,... in task order (default worker:all)")
+    s.add_argument("--port-base", type=int, default=8888, help="with --resolver slurm: the first port on a node")
     s.add_argument("--device-count", default="CPU:1", help="local devices, e.g. CPU:2")
     s.add_argument("--curve-secret-key", help="this server's CURVE secret key file (enables CURVE)")
     s.add_argument("--curve-authorized", help="directory of client public keys allowed to connect")

@@ -10,3 +10,4 @@ from .input import (batch, batch_join, input_producer, limit_epochs, range_input
                     shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
 from .io_ops import match_filenames_once, matching_files, read_file, write_file  # noqa: F401
 from .readers import ReaderBase, TextLineReader, WholeFileReader  # noqa: F401
+from .accumulators import ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator  # noqa: F401

@@ -12,6 +12,7 @@
 """
 from .accounting import bytes_sent, device_memory, messages_sent, step_time_micros, transfers
 from .data_parallel import DataParallel
+from . import cluster_resolver  # noqa: F401 - TFConfigClusterResolver, SlurmClusterResolver
 from .collectives import (ALGORITHMS, all_gather, all_reduce, broadcast, choose_algorithm, modelled_time,
                           reduce, reduce_scatter)
 from .pipeline import Pipeline, bubble_fraction, pipeline, schedule_tasks, textbook_bubble

@@ -18,7 +18,7 @@ def main(args):
     from ..framework.device_spec import parse_device_count
     from .cluster import ClusterSpec, Server
     try:
-        cluster = ClusterSpec.from_json_file(args.cluster)
+        cluster = getattr(args, "cluster_spec", None) or ClusterSpec.from_json_file(args.cluster)
         counts = parse_device_count(getattr(args, "device_count", None) or "CPU:1")
         config = ConfigProto(device_count=counts)
         max_bytes = getattr(args, "max_message_bytes", None)

@@ -17,6 +17,14 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
 from ..data_flow import (Coordinator, LooperThread, QueueRunner, add_queue_runner, batch, batch_join,  # noqa: F401
                          input_producer, limit_epochs, match_filenames_once, queue_runner, range_input_producer, shuffle_batch,
                          shuffle_batch_join, slice_input_producer, start_queue_runners, string_input_producer)
+from .monitored import (CheckpointSaverHook, CheckpointSaverListener, ChiefSessionCreator, FeedFnHook,  # noqa: F401, E402
+                        FinalOpsHook, LoggingTensorHook, MonitoredSession, MonitoredTrainingSession,
+                        NanLossDuringTrainingError, NanTensorHook, Scaffold, SecondOrStepTimer, SessionCreator,
+                        SessionManager, SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues,
+                        SingularMonitoredSession, StepCounterHook, StopAtStepHook, SummarySaverHook,
+                        SummaryWriterCache, WorkerSessionCreator)
+from .sync_replicas import SyncReplicasOptimizer  # noqa: F401, E402
+from .staleness import StalenessBoundHook  # noqa: F401, E402 - graphrt's SSP (no TF equivalent)
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):

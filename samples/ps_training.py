@@ -1,0 +1,215 @@
+"""Between-graph replication: 1 ps task + 2 worker processes on this machine.
+
+Every worker runs the same TF1 program: `replica_device_setter` puts the
+variables on the ps task, `MonitoredTrainingSession` initializes the model
+(the chief, task 0) or waits for it (task 1), and `StopAtStepHook` ends
+training at a global step. `--mode sync` wraps the optimizer in
+`SyncReplicasOptimizer` (each global step is one update averaging a
+gradient from each worker); `--mode async` lets each worker update the
+variables on its own; `--mode ssp` is async with graphrt's
+`StalenessBoundHook` (no worker starts a step more than `--staleness`
+steps ahead of the slowest). `--slow-sleep S` makes worker 1 sleep S
+seconds after each step (a slower machine). The model is a linear regression, each worker
+reading its own shard of the data. Each worker prints its progress and,
+at the end, one JSON line; the launcher stops every process it started.
+
+    python samples/ps_training.py [--mode sync|async|ssp] [--last-step 40] [--staleness 3] [--slow-sleep 0]
+"""
+import argparse
+import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+import graphrt as tf  # noqa: E402
+
+FEATURES = 8
+TRUE_W = np.linspace(-1.0, 1.0, FEATURES).astype(np.float32)
+
+
+def shard(task, n=256):
+    """This worker's data: y = x . TRUE_W + noise, a different sample per task."""
+    rng = np.random.default_rng(100 + task)
+    x = rng.normal(size=(n, FEATURES)).astype(np.float32)
+    return x, (x @ TRUE_W + 0.01 * rng.normal(size=n)).astype(np.float32)
+
+
+class SleepHook(tf.train.SessionRunHook):
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def after_run(self, run_context, run_values):
+        time.sleep(self.seconds)
+
+
+class SessionCounter(tf.train.SessionRunHook):
+    """Counts the sessions made: more than one means the session recovered from a lost task."""
+    def __init__(self):
+        self.sessions = 0
+
+    def after_create_session(self, session, coord):
+        self.sessions += 1
+
+
+def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoint_dir=None, bind="127.0.0.1",
+          batch=32):
+    server = tf.train.Server(cluster, "worker", task, bind_address=bind)
+    is_chief = task == 0
+    x_all, y_all = shard(task)
+    with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device=f"/job:worker/task:{task}")):
+        gs = tf.train.get_or_create_global_step()
+        x = tf.placeholder(tf.float32, [None, FEATURES])
+        y = tf.placeholder(tf.float32, [None])
+        w = tf.Variable(tf.zeros([FEATURES]), name="w")
+        loss = tf.reduce_mean(tf.square(tf.reduce_sum(x * w, axis=1) - y))
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        hooks = [tf.train.StopAtStepHook(last_step=last_step)]
+        if mode == "sync":
+            n = cluster.num_tasks("worker")
+            opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=n, total_num_replicas=n)
+            hooks.append(opt.make_session_run_hook(is_chief))
+        train_op = opt.minimize(loss, global_step=gs)
+    ssp = None
+    if mode == "ssp":
+        ssp = tf.train.StalenessBoundHook(staleness=staleness, worker_index=task,
+                                           num_workers=cluster.num_tasks("worker"))
+        hooks.append(ssp)
+    if slow_sleep and task == 1:
+        hooks.append(SleepHook(slow_sleep))
+    final = tf.train.FinalOpsHook([w, gs])  # read when the session ends
+    counter = SessionCounter()
+    hooks += [final, counter]
+    runs, first_loss, last_loss, started, curve = 0, None, None, None, []
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
+                                           checkpoint_dir=checkpoint_dir, save_checkpoint_steps=5,
+                                           save_summaries_steps=None, log_step_count_steps=None,
+                                           max_wait_secs=120) as sess:
+        while not sess.should_stop():
+            i = (runs * batch) % len(x_all)
+            _, value, step = sess.run([train_op, loss, gs], {x: x_all[i:i + batch], y: y_all[i:i + batch]})
+            started = started or time.monotonic()
+            curve.append((round(time.monotonic() - started, 4), float(value)))
+            first_loss = value if first_loss is None else first_loss
+            last_loss = value
+            runs += 1
+            if runs % 10 == 0:
+                print(f"worker {task}: run {runs} global step {step} loss {value:.4f}", flush=True)
+    elapsed = time.monotonic() - started
+    final_w, final_step = final.final_ops_values
+    print(json.dumps({"task": task, "mode": mode, "runs": runs, "global_step": int(final_step),
+                      "first_loss": float(first_loss), "last_loss": float(last_loss),
+                      "w_error": float(np.abs(final_w - TRUE_W).max()),
+                      "runs_per_sec": runs / elapsed if elapsed > 0 else None,
+                      "max_gap": ssp.max_gap if ssp else None, "sessions": counter.sessions,
+                      "loss_curve": curve}), flush=True)
+    server.stop()
+
+
+def serve_ps(cluster, task=0, bind="127.0.0.1"):
+    server = tf.train.Server(cluster, "ps", task, bind_address=bind)
+    print(f"ps listening on {server.target}", flush=True)
+    server.join()
+
+
+def launch(mode, last_step, staleness=3, slow_sleep=0.0, timeout=300):
+    """Starts 1 ps + 2 workers, streams their output, returns the workers' JSON results."""
+    from graphrt.distributed.cluster import free_port
+    ports = []
+    while len(ports) < 3:
+        p = free_port()
+        if p not in ports:
+            ports.append(p)
+    cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    workdir = tempfile.mkdtemp(prefix="ps_training-")
+    cluster_file = os.path.join(workdir, "cluster.json")
+    with open(cluster_file, "w") as f:
+        json.dump(cluster, f)
+    me = os.path.abspath(__file__)
+    procs = []
+    try:
+        def spawn(job, task):
+            proc = subprocess.Popen([sys.executable, me, "--cluster", cluster_file, "--job", job, "--task", str(task),
+                                     "--mode", mode, "--last-step", str(last_step), "--staleness", str(staleness),
+                                     "--slow-sleep", str(slow_sleep)], stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, start_new_session=True)
+            procs.append(proc)
+            return proc
+        ps = spawn("ps", 0)
+        if "listening" not in ps.stdout.readline():
+            raise RuntimeError("the ps task did not start")
+        workers = [spawn("worker", i) for i in range(2)]
+        results = {}
+        sel = selectors.DefaultSelector()
+        for i, proc in enumerate(workers):
+            sel.register(proc.stdout, selectors.EVENT_READ, i)
+        deadline = time.monotonic() + timeout
+        open_streams = 2
+        while open_streams and time.monotonic() < deadline:
+            for key, _ in sel.select(1.0):
+                line = key.fileobj.readline()
+                if not line:
+                    sel.unregister(key.fileobj)
+                    open_streams -= 1
+                    continue
+                if line.startswith("{"):
+                    results[key.data] = json.loads(line)
+                else:
+                    print(line.rstrip(), flush=True)
+        codes = [proc.wait(max(1.0, deadline - time.monotonic())) for proc in workers]
+        if any(codes) or len(results) != 2:
+            raise RuntimeError(f"workers exited with {codes}; results {results}")
+        return [results[0], results[1]]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, 9)
+            proc.wait(10)
+            proc.stdout.close()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mode", choices=["sync", "async", "ssp"], default="sync")
+    parser.add_argument("--last-step", type=int, default=40)
+    parser.add_argument("--staleness", type=int, default=3)
+    parser.add_argument("--slow-sleep", type=float, default=0.0)
+    parser.add_argument("--checkpoint-dir", help="the chief saves a checkpoint every 5 steps there, and restores "
+                                                 "the latest one when it starts or recovers")
+    parser.add_argument("--resolver", choices=["tf_config", "slurm"],
+                        help="run one task of a cluster given by TF_CONFIG (Kubernetes: deploy/kubernetes) or an "
+                             "srun step (deploy/slurm: task 0 is the ps, the others workers)")
+    parser.add_argument("--bind", default="127.0.0.1", help="the address the task listens on (0.0.0.0 across "
+                                                           "machines)")
+    parser.add_argument("--cluster", help=argparse.SUPPRESS)
+    parser.add_argument("--job", help=argparse.SUPPRESS)
+    parser.add_argument("--task", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    cluster = tf.train.ClusterSpec(args.cluster) if args.cluster else None
+    if args.resolver:
+        resolvers = tf.distribute.cluster_resolver
+        if args.resolver == "tf_config":
+            resolver = resolvers.TFConfigClusterResolver()
+        else:
+            num_tasks = int(os.environ.get("SLURM_STEP_NUM_TASKS") or os.environ.get("SLURM_NTASKS") or 0)
+            resolver = resolvers.SlurmClusterResolver(jobs={"ps": 1, "worker": num_tasks - 1})
+        cluster, args.job, args.task = resolver.cluster_spec(), resolver.task_type, resolver.task_id
+    if args.job == "ps":
+        serve_ps(cluster, args.task, args.bind)
+    elif args.job == "worker":
+        train(cluster, args.task, args.mode, args.last_step, args.staleness, args.slow_sleep, args.checkpoint_dir,
+              args.bind)
+    else:
+        for result in launch(args.mode, args.last_step, args.staleness, args.slow_sleep):
+            result.pop("loss_curve")
+            print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

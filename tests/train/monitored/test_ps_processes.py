@@ -1,0 +1,134 @@
+"""The TF1 between-graph program (replica_device_setter + SyncReplicasOptimizer +
+MonitoredTrainingSession + StopAtStepHook) with 1 ps and 2 worker processes on
+127.0.0.1, in sync and async mode (samples/ps_training.py, which stops every
+process it starts)."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def _run(mode, last_step):
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "samples", "ps_training.py"), "--mode", mode,
+                             "--last-step", str(last_step)], capture_output=True, text=True, timeout=280)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    workers = {r["task"]: r for r in lines}
+    assert sorted(workers) == [0, 1]
+    return workers
+
+
+def test_sync_training_between_processes():
+    workers = _run("sync", 20)
+    for r in workers.values():
+        # both workers finished, and the global step counts aggregated updates: it stops exactly at 20
+        assert r["global_step"] == 20
+        assert r["runs"] >= 1
+        assert r["w_error"] < 0.05
+    # 20 updates of 2 gradients each: at least 40 gradients were computed between the two workers
+    assert workers[0]["runs"] + workers[1]["runs"] >= 40
+    assert workers[0]["last_loss"] < workers[0]["first_loss"] / 10
+
+
+def test_async_training_between_processes():
+    workers = _run("async", 20)
+    for r in workers.values():
+        # each worker's update counts: training ends at step 20 (one more if the other worker was mid-step)
+        assert 20 <= r["global_step"] <= 21
+    assert workers[0]["last_loss"] < workers[0]["first_loss"] / 10
+    assert workers[0]["runs"] + workers[1]["runs"] >= 20
+
+
+class _Cluster:
+    """1 ps + 2 workers running samples/ps_training.py, each killable and restartable; close() kills all."""
+
+    def __init__(self, tmp_path, *worker_args):
+        from graphrt.distributed.cluster import free_port
+        ports = []
+        while len(ports) < 3:
+            port = free_port()
+            if port not in ports:
+                ports.append(port)
+        self.cluster_file = str(tmp_path / "cluster.json")
+        with open(self.cluster_file, "w") as f:
+            json.dump({"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}, f)
+        self.worker_args = list(worker_args)
+        self.procs = {}
+
+    def start(self, job, task):
+        args = [sys.executable, os.path.join(ROOT, "samples", "ps_training.py"), "--cluster", self.cluster_file,
+                "--job", job, "--task", str(task)] + (self.worker_args if job == "worker" else [])
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        self.procs[job, task] = proc
+        if job == "ps":
+            assert "listening" in proc.stdout.readline()
+        return proc
+
+    def kill(self, job, task):
+        proc = self.procs[job, task]
+        os.killpg(proc.pid, 9)
+        proc.wait(10)
+        proc.stdout.close()
+
+    def wait_for_line(self, job, task, text):
+        proc = self.procs[job, task]
+        for line in proc.stdout:
+            if text in line:
+                return line
+        raise AssertionError(f"{job}:{task} ended without printing {text!r}")
+
+    def result(self, job, task, timeout=120):
+        proc = self.procs[job, task]
+        out, _ = proc.communicate(timeout=timeout)
+        assert proc.returncode == 0, out[-3000:]
+        return [json.loads(line) for line in out.splitlines() if line.startswith("{")][-1]
+
+    def close(self):
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, 9)
+                proc.wait(10)
+            if proc.stdout and not proc.stdout.closed:
+                proc.stdout.close()
+
+
+def test_a_killed_worker_rejoins_and_sync_training_finishes(tmp_path):
+    cluster = _Cluster(tmp_path, "--mode", "sync", "--last-step", "40", "--slow-sleep", "0.05")
+    try:
+        cluster.start("ps", 0)
+        cluster.start("worker", 0)
+        cluster.start("worker", 1)
+        cluster.wait_for_line("worker", 0, "worker 0: run 10 ")
+        cluster.kill("worker", 1)      # mid-training: the chief now waits for a second gradient
+        cluster.start("worker", 1)     # the same task comes back: it waits for readiness and rejoins
+        chief, rejoined = cluster.result("worker", 0), cluster.result("worker", 1)
+        assert chief["global_step"] == 40 and rejoined["global_step"] == 40
+        assert rejoined["runs"] < 40   # it joined late and did only part of the work
+        assert chief["sessions"] == 1  # the chief's session was not affected
+        assert chief["w_error"] < 0.05
+    finally:
+        cluster.close()
+
+
+def test_a_killed_ps_comes_back_and_the_chief_restores_the_last_checkpoint(tmp_path):
+    ckpt = tmp_path / "ckpt"
+    cluster = _Cluster(tmp_path, "--mode", "sync", "--last-step", "40", "--slow-sleep", "0.05",
+                       "--checkpoint-dir", str(ckpt))
+    try:
+        cluster.start("ps", 0)
+        cluster.start("worker", 0)
+        cluster.start("worker", 1)
+        cluster.wait_for_line("worker", 0, "worker 0: run 20 ")
+        cluster.kill("ps", 0)          # every variable, accumulator and token is lost
+        cluster.start("ps", 0)
+        chief, other = cluster.result("worker", 0), cluster.result("worker", 1)
+        assert chief["global_step"] == 40 and other["global_step"] == 40
+        assert chief["sessions"] == 2 and other["sessions"] == 2  # both re-created their sessions
+        assert chief["w_error"] < 0.05
+        import graphrt as tf
+        assert tf.train.load_variable(str(ckpt), "global_step") == 40
+    finally:
+        cluster.close()
