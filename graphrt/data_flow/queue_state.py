@@ -31,7 +31,7 @@ from ..framework.tensor_shape import TensorShape
 
 
 class _Attempt:
-    __slots__ = ("elements", "n", "up_to", "done", "finished", "node", "step")
+    __slots__ = ("elements", "n", "up_to", "done", "finished", "node", "step", "token")
 
     def __init__(self, elements, n, up_to, done, node, step):
         self.elements = elements  # an enqueue's elements still to go in; a dequeue's elements taken so far
@@ -41,6 +41,7 @@ class _Attempt:
         self.finished = False
         self.node = node
         self.step = step
+        self.token = None         # its step's abort-callback registration, while it waits
 
 
 class QueueState:
@@ -183,9 +184,8 @@ class QueueState:
             if cancel_pending_enqueues:
                 while self._enqueues:
                     attempt = self._enqueues.popleft()
-                    attempt.finished = True
-                    fire.append((attempt.done, (errors.CancelledError(f"{self.kind} '{self.name}' is closed.",
-                                                                      node=attempt.node),)))
+                    self._end(attempt, fire, errors.CancelledError(f"{self.kind} '{self.name}' is closed.",
+                                                                   node=attempt.node))
             fire.extend(self._flush())
         self._fire(fire)
 
@@ -204,8 +204,7 @@ class QueueState:
                 if attempt.elements:
                     break
                 self._enqueues.popleft()
-                attempt.finished = True
-                fire.append((attempt.done, (None,)))
+                self._end(attempt, fire, None)
             while self._dequeues:
                 attempt = self._dequeues[0]
                 while len(attempt.elements) < attempt.n and self._can_take():
@@ -215,17 +214,15 @@ class QueueState:
                     if not (self.closed and not self._enqueues and not self._can_take()):
                         break
                     self._dequeues.popleft()
-                    attempt.finished = True
                     if attempt.up_to and attempt.elements:
-                        fire.append((attempt.done, (None, attempt.elements)))
+                        self._end(attempt, fire, None, attempt.elements)
                     else:
-                        fire.append((attempt.done, (self._insufficient(attempt),)))
+                        self._end(attempt, fire, self._insufficient(attempt))
                         self._restore(attempt.elements)
                         progress = progress or bool(attempt.elements)
                     continue
                 self._dequeues.popleft()
-                attempt.finished = True
-                fire.append((attempt.done, (None, attempt.elements)))
+                self._end(attempt, fire, None, attempt.elements)
         return fire
 
     def _insufficient(self, attempt):
@@ -233,10 +230,28 @@ class QueueState:
             f"{self.kind} '{self.name}' is closed and has insufficient elements (requested {attempt.n}, current "
             f"size {self.size() + len(attempt.elements)})", node=attempt.node)
 
+    @staticmethod
+    def _end(attempt, fire, *args):
+        """Marks `attempt` finished (under the lock); its callback and the removal of
+        its abort callback go on `fire`, to run once the lock is released."""
+        attempt.finished = True
+        fire.append((attempt.done, args))
+        if attempt.token is not None:
+            fire.append((attempt.step.remove_abort_callback, (attempt.token,)))
+
     def _watch(self, attempt):
         """Ends `attempt` if its step is aborted before it finishes."""
-        if attempt.step is not None:
-            attempt.step.add_abort_callback(lambda err: self._cancel(attempt, err), lambda: self._describe(attempt))
+        if attempt.step is None:
+            return
+        token = attempt.step.add_abort_callback(lambda err: self._cancel(attempt, err),
+                                                lambda: self._describe(attempt))
+        if token is None:
+            return  # the step had failed already: _cancel has run
+        with self._lock:
+            if not attempt.finished:
+                attempt.token = token
+                return
+        attempt.step.remove_abort_callback(token)
 
     def _describe(self, attempt):
         if attempt.finished:

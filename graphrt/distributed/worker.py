@@ -245,7 +245,7 @@ class WorkerService:
                 send_frames(self._router, [identity] + frames)
                 self._answers_sent += 1
             except zmq.ZMQError as e:  # the peer is gone; nothing to tell
-                print(f"graphrt worker {self.task}: could not send a reply: {e}", file=sys.stderr)
+                self._log(f"graphrt worker {self.task}: could not send a reply: {e}")
             pending = threading.get_ident() != self._loop_ident and readable(self._router)
         if pending:
             try:

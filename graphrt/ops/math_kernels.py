@@ -6,6 +6,7 @@ callable the executor invokes each step; everything that depends only on
 attrs (transposes, axes handling, target dtype) is decided there.
 """
 import functools
+import operator
 
 import numpy as np
 
@@ -27,24 +28,56 @@ def _fits(x, y):
     return x.shape == y.shape or y.ndim == 0 or (y.ndim <= x.ndim and x.shape[x.ndim - y.ndim:] == y.shape)
 
 
-def ufunc_kernel(ctx, ufunc):
-    """`ufunc` as a kernel that writes into an input it owns instead of allocating."""
+# Numpy scalars of these types: a Python operator on two of the same type
+# gives the same value and dtype as the ufunc (float32 stays float32, ints
+# wrap) at a tenth of the cost (~0.15 us against ~1.5 us for np.add).
+SCALAR_TYPES = frozenset((np.float32, np.float64, np.int32, np.int64))
+
+# ufunc name -> the Python operator that matches it on SCALAR_TYPES
+_SCALAR_OPS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+               "less": operator.lt, "less_equal": operator.le, "greater": operator.gt,
+               "greater_equal": operator.ge, "equal": operator.eq, "not_equal": operator.ne,
+               "negative": operator.neg}
+
+
+def ufunc_kernel(ctx, ufunc, scalar_op=None):
+    """`ufunc` as a kernel that writes into an input it owns instead of
+    allocating, and runs `scalar_op` instead when every input is 0-d (see
+    SCALAR_TYPES)."""
     forward = ctx.forwardable
-    if not forward or ctx.xp is not np or ctx.output_dtypes[0].base_dtype != ctx.input_dtypes[0].base_dtype:
+    if ctx.xp is not np:
         return ufunc
     ndarray = np.ndarray
+    scalars = SCALAR_TYPES
+    if not forward or ctx.output_dtypes[0].base_dtype != ctx.input_dtypes[0].base_dtype:
+        if scalar_op is None:
+            return ufunc
+        fx = fy = False
+    else:
+        fx, fy = 0 in forward, 1 in forward
     if ufunc.nin == 1:
         def unary(x):
-            if type(x) is ndarray and x.base is None and x.flags.writeable:
+            if not x.shape and scalar_op is not None:
+                a = x[()]
+                if type(a) in scalars:
+                    return scalar_op(a)
+            if fx and type(x) is ndarray and x.base is None and x.flags.writeable:
                 return ufunc(x, out=x)
             return ufunc(x)
         return unary
-    fx, fy = 0 in forward, 1 in forward
 
     # The checks are ordered so numpy scalars (0-d results, the common case in
-    # scalar graphs) fall through after one type test.
+    # scalar graphs) take the operator after two type tests.
     def binary(x, y):
-        if type(x) is ndarray:
+        tx = type(x)
+        if scalar_op is not None:
+            if tx is type(y) and tx in scalars:
+                return scalar_op(x, y)
+            if not x.shape and not y.shape:
+                a, b = x[()], y[()]
+                if type(a) is type(b) and type(a) in scalars:
+                    return scalar_op(a, b)
+        if tx is ndarray:
             if fx and x.base is None and x.flags.writeable and _fits(x, y):
                 return ufunc(x, y, out=x)
             if fy and type(y) is ndarray and y.base is None and y.flags.writeable and _fits(y, x):
@@ -56,7 +89,7 @@ def ufunc_kernel(ctx, ufunc):
 def _simple(op_type, fn_name):
     @register_kernel(op_type, ALL_DEVICES, fresh_outputs=True)
     def factory(ctx):
-        return ufunc_kernel(ctx, getattr(ctx.xp, fn_name))
+        return ufunc_kernel(ctx, getattr(ctx.xp, fn_name), _SCALAR_OPS.get(fn_name))
     return factory
 
 
@@ -337,9 +370,21 @@ def _cast(ctx):
 @register_kernel("AddN", ALL_DEVICES, fresh_outputs=True)
 def _add_n(ctx):
     xp = ctx.xp
+    scalars = SCALAR_TYPES if xp is np else ()
 
     def add_n(*xs):
-        out = xp.asarray(xp.add(xs[0], xs[1]))  # numpy gives a scalar, not an array, for 0-d inputs
+        x0 = xs[0]
+        if not x0.shape:
+            total = x0[()]
+            t = type(total)
+            if t in scalars:
+                # 0-d inputs (all of one dtype, as AddN requires): summed in
+                # order as numpy scalars, the same float32 roundings as the
+                # loop below without a ufunc call per input
+                for x in xs[1:]:
+                    total = total + (x if type(x) is t else x[()])
+                return total
+        out = xp.asarray(xp.add(x0, xs[1]))  # numpy gives a scalar, not an array, for 0-d inputs
         for x in xs[2:]:
             xp.add(out, x, out=out)
         return out

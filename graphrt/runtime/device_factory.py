@@ -31,4 +31,14 @@ def create_local_devices(config, job="localhost", replica=0, task=0):
     """The devices `ConfigProto.device_count` asks for (CPU:0 always exists)
     that this machine has."""
     devices = (create_device(name, config) for name in local_device_names(config.device_count, job, replica, task))
-    return [d for d in devices if d is not None]
+    devices = [d for d in devices if d is not None]
+    _apply_blas_policy(config, devices)
+    return devices
+
+
+def _apply_blas_policy(config, devices):
+    """Host devices share numpy's BLAS threads: give each its share of the
+    cores (or what `intra_op_parallelism_threads` says; see ops/blas.py)."""
+    from ..ops import blas
+    host = sum(1 for d in devices if getattr(d, "xp", None) is None or d.xp.__name__ == "numpy")
+    blas.apply_thread_policy(getattr(config, "intra_op_parallelism_threads", 0), host)

@@ -2,8 +2,10 @@
 
 A partition with control flow (Switch, Merge, Enter, Exit, NextIteration,
 or a `_Recv` that may bring a dead tensor) runs with the frame-aware
-propagator instead (frame_executor.py); both share the build below, and
-the simple path pays nothing for the other's existence.
+propagator instead (frame_executor.py), and one with neither control flow
+nor asynchronous kernels as a precompiled flat schedule
+(compiled_schedule.py); all share the build below, and the simple path
+pays nothing for the others' existence.
 
 Everything that can be decided once is decided when the executor is built:
 the topological order, every node's kernel (looked up and constructed),
@@ -224,6 +226,9 @@ class GraphExecutor:
             frame_executor.prepare(self, srcs, [[(position[s], k) for s, k in data_in[old]] for old in order],
                                    [[position[c] for c in ctrl_in[old]] for old in order])
             self._run_class = frame_executor.FrameRun
+        self.schedule = compiled_schedule.compile_schedule(self)
+        if self.schedule is not None:
+            self._run_class = compiled_schedule.CompiledRun
 
     def _note_run(self):
         """After the profiled runs, mark the kernels worth running in parallel."""
@@ -604,3 +609,4 @@ def _kernel_error(it, exc, step):
 
 
 from . import frame_executor  # noqa: E402 - it builds on _Run, defined above
+from . import compiled_schedule  # noqa: E402 - the same

@@ -60,7 +60,7 @@ class StepDriver:
         return step
 
     def _abandon(self, step):
-        blocked = sorted(step.blocking.values(), key=lambda b: b[3])
+        blocked = sorted(step.blocking.copy().values(), key=lambda b: b[3])  # copy: other threads edit it
         extra = max(1, len(blocked))
         self.runner.add_threads(extra)
         once = threading.Lock()

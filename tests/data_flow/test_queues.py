@@ -279,3 +279,20 @@ def test_dequeue_inside_a_while_loop(graph):
         sess.run(q.close())
         with pytest.raises(tf.errors.OutOfRangeError, match="insufficient elements"):
             sess.run(five)
+
+
+def test_a_served_wait_leaves_no_abort_callback_on_its_step():
+    from graphrt.data_flow.queue_state import QueueState
+    from graphrt.runtime.step import Step
+    step = Step(1, None, [], 0, 1)
+    q = QueueState("q", [tf.int32], [tf.TensorShape([])], 2)
+    got = []
+    q.dequeue(1, False, lambda err, value: got.append((err, value)), "deq", step, batch=False)
+    assert step.waiting_on() == ["deq: dequeue of 1 from FIFOQueue 'q' (has 0, 0 in the queue)"]
+    q.enqueue([(np.array(5, np.int32),)], lambda err: got.append(err), "enq", step)
+    assert got[0] is None and got[1][0] is None and got[1][1][0] == 5  # the enqueue, then the dequeue
+    assert step.waiting_on() == [] and not step._abort_callbacks
+    # an abort reaches a wait that is still pending, and only it
+    q.dequeue(1, False, lambda err, value: got.append((err, value)), "deq2", step, batch=False)
+    step.abort(tf.errors.CancelledError("stop"))
+    assert isinstance(got[2][0], tf.errors.CancelledError) and q.size() == 0

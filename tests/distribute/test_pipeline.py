@@ -140,7 +140,9 @@ def test_1f1b_keeps_fewer_micro_batches_alive_than_gpipe():
     activation = 1024 // 16 * 32 * 4
     # GPipe: each of the 16 micro-batches keeps its input and its tanh output for the backward.
     assert gpipe >= 0.9 * 2 * 16 * activation
-    assert one_f_one_b * 1.3 <= gpipe     # 1F1B: at most K = 4 micro-batches in flight
+    # 1F1B: at most K = 4 micro-batches in flight (about 22 activations against 33; the margin
+    # leaves room for frees that lag on a loaded machine).
+    assert one_f_one_b + 6 * activation <= gpipe
 
 
 def test_bubble_fraction_from_step_stats():

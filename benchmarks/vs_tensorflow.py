@@ -1,0 +1,209 @@
+"""graphrt beside TensorFlow's compat.v1 graph mode:
+the same graphs built with both (`import graphrt as tf` mirrors TF1's API),
+timed in interleaved rounds so machine load hits both alike.
+
+Prints one JSON object: per case, graphrt's and TensorFlow's median time
+and their ratio (graphrt / TensorFlow; below 1 is faster). TensorFlow is
+optional: `--tf-python PYTHON` names an interpreter that has it, and this
+script runs TensorFlow's side there (graphrt and TensorFlow both register
+the tensorflow.* protos and cannot share a process), in rounds alternating
+with graphrt's; without it, only graphrt's figures are printed.
+
+Cases: `wide` (1,000 independent scalar adds and an add_n of them, one
+run), `chain` (1,000 dependent scalar adds), `tiny` (one run of a one-op
+graph), `while_loop` (per iteration of a 10,000-iteration scalar loop),
+`mlp_step` (784-1024-1024-10, batch 256, one SGD step on one device).
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import emit  # noqa: E402
+
+N = 1000
+LOOP = 10_000
+
+
+def _tensorflow():
+    import tensorflow
+    v1 = tensorflow.compat.v1
+    v1.disable_eager_execution()
+    return v1
+
+
+def serve():
+    """The TensorFlow side, in its own process (graphrt's and TF's proto
+    registrations clash in one): builds and times cases on request, one
+    line in ("build NAME" / "time NAME CALLS"), one line out."""
+    tf1 = _tensorflow()
+    built = {}
+    for line in sys.stdin:
+        cmd, name, *rest = line.split()
+        if cmd == "build":
+            built[name] = CASES[name][0](tf1)
+            built[name][1]()
+            built[name][1]()
+            print("ok", flush=True)
+        elif cmd == "time":
+            fn, per = built[name][1], built[name][2]
+            calls = int(rest[0])
+            print(*_local_time(fn, per, calls), flush=True)
+        elif cmd == "close":
+            built.pop(name)[0].close()
+            print("ok", flush=True)
+
+
+class _Remote:
+    """A case on the TensorFlow side (see `serve`)."""
+
+    def __init__(self, proc, name):
+        self.proc, self.name = proc, name
+        self._ask(f"build {name}")
+
+    def _ask(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the TensorFlow process stopped while answering {line!r}")
+        return answer.strip()
+
+    def time(self, calls):
+        wall, cpu = self._ask(f"time {self.name} {calls}").split()
+        return float(wall), float(cpu)
+
+    def close(self):
+        self._ask(f"close {self.name}")
+
+
+def wide(tf):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        one = tf.constant(1.0)
+        total = tf.add_n([x + one for _ in range(N)])
+    sess = tf.Session(graph=g)
+    feed = {x: np.float32(0)}
+    assert sess.run(total, feed) == N
+    return sess, (lambda: sess.run(total, feed)), 1
+
+
+def chain(tf):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        one = tf.constant(1.0)
+        y = x
+        for _ in range(N):
+            y = y + one
+    sess = tf.Session(graph=g)
+    feed = {x: np.float32(0)}
+    assert sess.run(y, feed) == N
+    return sess, (lambda: sess.run(y, feed)), 1
+
+
+def tiny(tf):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [])
+        y = tf.identity(x)
+    sess = tf.Session(graph=g)
+    feed = {x: np.float32(1)}
+    return sess, (lambda: sess.run(y, feed)), 1
+
+
+def while_loop(tf):
+    g = tf.Graph()
+    with g.as_default():
+        n = tf.placeholder(tf.int32, [], name="n")
+        i, a = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 0.999 + 1.0),
+                             [tf.constant(0), tf.constant(0.0)])
+    sess = tf.Session(graph=g)
+    feed = {n: np.int32(LOOP)}
+    assert sess.run(i, feed) == LOOP
+    return sess, (lambda: sess.run([i, a], feed)), LOOP
+
+
+def mlp_step(tf):
+    sizes, batch = [784, 1024, 1024, 10], 256
+    rng = np.random.RandomState(0)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, sizes[0]])
+        y = tf.placeholder(tf.int64, [None])
+        h = x
+        for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+            w = tf.Variable((rng.randn(a, b) * np.sqrt(2.0 / a)).astype(np.float32))
+            h = tf.matmul(h, w) + tf.Variable(np.zeros(b, np.float32))
+            if i < len(sizes) - 2:
+                h = tf.nn.relu(h)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=g)
+    sess.run(init)
+    feed = {x: rng.rand(batch, sizes[0]).astype(np.float32), y: rng.randint(0, 10, batch).astype(np.int64)}
+    return sess, (lambda: sess.run(train, feed)), 1
+
+
+CASES = {"wide": (wide, 20), "chain": (chain, 20), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
+         "mlp_step": (mlp_step, 5)}
+
+
+def _local_time(fn, per, calls):
+    """(wall, process CPU) seconds per call and unit: CPU time (all threads)
+    is the steadier figure on a machine other work keeps busy."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) / calls / per, (time.process_time() - c0) / calls / per
+
+
+def main():
+    import graphrt
+    tf_python = None
+    if "--tf-python" in sys.argv:
+        tf_python = sys.argv[sys.argv.index("--tf-python") + 1]
+    proc = None
+    if tf_python:
+        proc = subprocess.Popen([tf_python, os.path.abspath(__file__), "--serve"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    rounds = 7
+    figures = {}
+    try:
+        for name, (build, calls) in CASES.items():
+            sess, fn, per = build(graphrt)
+            fn()
+            fn()
+            remote = _Remote(proc, name) if proc else None
+            samples = {"graphrt": [], "tensorflow": []}
+            for _ in range(rounds):  # alternating, so load drifts hit both sides alike
+                samples["graphrt"].append(_local_time(fn, per, calls))
+                if remote is not None:
+                    samples["tensorflow"].append(remote.time(calls))
+            sess.close()
+            if remote is not None:
+                remote.close()
+            unit = "us_per_iteration" if name == "while_loop" else "us_per_run"
+            case = {}
+            for k, kind in enumerate(("wall", "cpu")):
+                med = {side: float(np.median([x[k] for x in s])) for side, s in samples.items() if s}
+                case.update({f"{side}_{kind}_{unit}": round(m * 1e6, 2) for side, m in med.items()})
+                if remote is not None:
+                    case[f"ratio_{kind}"] = round(med["graphrt"] / med["tensorflow"], 3)
+            figures[name] = case
+    finally:
+        if proc is not None:
+            proc.stdin.close()
+            proc.wait(timeout=60)
+    emit("vs_tensorflow", figures, tensorflow=proc is not None, load_average_1min=round(os.getloadavg()[0], 1),
+         note="median of 7 alternating rounds, TensorFlow in its own process; ratio = graphrt / TensorFlow; "
+              "cpu = process CPU time of all threads, wall = elapsed")
+
+
+if __name__ == "__main__":
+    serve() if "--serve" in sys.argv else main()
