@@ -59,7 +59,7 @@ class SessionCounter(tf.train.SessionRunHook):
 
 
 def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoint_dir=None, bind="127.0.0.1",
-          batch=32):
+          sleep=0.0, batch=32):
     server = tf.train.Server(cluster, "worker", task, bind_address=bind)
     is_chief = task == 0
     x_all, y_all = shard(task)
@@ -83,6 +83,8 @@ def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoin
         hooks.append(ssp)
     if slow_sleep and task == 1:
         hooks.append(SleepHook(slow_sleep))
+    if sleep:
+        hooks.append(SleepHook(sleep))
     final = tf.train.FinalOpsHook([w, gs])  # read when the session ends
     counter = SessionCounter()
     hooks += [final, counter]
@@ -179,7 +181,8 @@ def main():
     parser.add_argument("--mode", choices=["sync", "async", "ssp"], default="sync")
     parser.add_argument("--last-step", type=int, default=40)
     parser.add_argument("--staleness", type=int, default=3)
-    parser.add_argument("--slow-sleep", type=float, default=0.0)
+    parser.add_argument("--slow-sleep", type=float, default=0.0, help="worker 1 sleeps this long after each step")
+    parser.add_argument("--sleep", type=float, default=0.0, help="every worker sleeps this long after each step")
     parser.add_argument("--checkpoint-dir", help="the chief saves a checkpoint every 5 steps there, and restores "
                                                  "the latest one when it starts or recovers")
     parser.add_argument("--resolver", choices=["tf_config", "slurm"],
@@ -204,7 +207,7 @@ def main():
         serve_ps(cluster, args.task, args.bind)
     elif args.job == "worker":
         train(cluster, args.task, args.mode, args.last_step, args.staleness, args.slow_sleep, args.checkpoint_dir,
-              args.bind)
+              args.bind, args.sleep)
     else:
         for result in launch(args.mode, args.last_step, args.staleness, args.slow_sleep):
             result.pop("loss_curve")

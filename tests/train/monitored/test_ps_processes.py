@@ -35,8 +35,10 @@ def test_sync_training_between_processes():
 def test_async_training_between_processes():
     workers = _run("async", 20)
     for r in workers.values():
-        # each worker's update counts: training ends at step 20 (one more if the other worker was mid-step)
-        assert 20 <= r["global_step"] <= 21
+        # each worker's update counts: training ends at step 20, or a little after in async mode (as in TF):
+        # StopAtStepHook reads the step in the same run as the update, so a read taken before the other worker's
+        # update lets each of the two workers run at most one more step
+        assert 20 <= r["global_step"] <= 22
     assert workers[0]["last_loss"] < workers[0]["first_loss"] / 10
     assert workers[0]["runs"] + workers[1]["runs"] >= 20
 
@@ -96,17 +98,19 @@ class _Cluster:
 
 
 def test_a_killed_worker_rejoins_and_sync_training_finishes(tmp_path):
-    cluster = _Cluster(tmp_path, "--mode", "sync", "--last-step", "40", "--slow-sleep", "0.05")
+    # Each step takes at least 40 ms, so the chief alone (which, as in TF, may supply both gradients of a step:
+    # it gets 2 tokens per update) needs 8 s or more for the 200 gradients: the restarted worker joins long before.
+    cluster = _Cluster(tmp_path, "--mode", "sync", "--last-step", "100", "--sleep", "0.04")
     try:
         cluster.start("ps", 0)
         cluster.start("worker", 0)
         cluster.start("worker", 1)
         cluster.wait_for_line("worker", 0, "worker 0: run 10 ")
-        cluster.kill("worker", 1)      # mid-training: the chief now waits for a second gradient
+        cluster.kill("worker", 1)      # mid-training
         cluster.start("worker", 1)     # the same task comes back: it waits for readiness and rejoins
         chief, rejoined = cluster.result("worker", 0), cluster.result("worker", 1)
-        assert chief["global_step"] == 40 and rejoined["global_step"] == 40
-        assert rejoined["runs"] < 40   # it joined late and did only part of the work
+        assert chief["global_step"] == 100 and rejoined["global_step"] == 100
+        assert 1 <= rejoined["runs"] < 100   # it joined late and did part of the work
         assert chief["sessions"] == 1  # the chief's session was not affected
         assert chief["w_error"] < 0.05
     finally:
