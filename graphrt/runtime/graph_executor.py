@@ -226,6 +226,9 @@ class GraphExecutor:
             frame_executor.prepare(self, srcs, [[(position[s], k) for s, k in data_in[old]] for old in order],
                                    [[position[c] for c in ctrl_in[old]] for old in order])
             self._run_class = frame_executor.FrameRun
+            self.loop_plan = compiled_loop.compile_loops(self)
+            if self.loop_plan is not None:
+                self._run_class = compiled_loop.run_class
         self.schedule = compiled_schedule.compile_schedule(self)
         if self.schedule is not None:
             self._run_class = compiled_schedule.CompiledRun
@@ -610,3 +613,4 @@ def _kernel_error(it, exc, step):
 
 from . import frame_executor  # noqa: E402 - it builds on _Run, defined above
 from . import compiled_schedule  # noqa: E402 - the same
+from . import compiled_loop  # noqa: E402 - the same

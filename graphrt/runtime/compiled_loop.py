@@ -1,0 +1,408 @@
+"""Compiled while-loops: a partition whose loops are simple runs as flat
+kernel lists per iteration instead of through the frame-aware propagator.
+
+Accepted (`compile_loops` returns None for anything else, and the frame
+executor runs the partition):
+
+* every loop frame is a child of the root frame (no nested loops), with
+  exactly one LoopCond; each Merge joins one non-constant Enter and one
+  NextIteration; each Switch splits a Merge's value on the LoopCond; an
+  Exit reads a Switch's false side; a NextIteration reads a value that
+  exists only when the loop continues (the body);
+* no control flow outside loops (no cond), no `_Send`/`_Recv`, no
+  asynchronous kernels, no ControlTrigger, no Ref control-flow ops, no
+  stack ops (gradients of loops) and no use of a Merge's value_index.
+
+Within those, nothing can be dead except what the loop structure decides,
+so control flow becomes register moves: a Merge register takes its Enter's
+value, then its NextIteration's; a Switch, LoopCond, Enter and
+NextIteration are aliases of their input; an Exit takes the Merge value
+when the condition is false. Each iteration runs the *cond part* (frame
+nodes that don't depend on the Switch's true side: the condition, and
+nodes fed only by loop invariants, which the dataflow executor also runs
+in the last iteration), reads the predicate, and if true runs the *body
+part*. Loop invariants (constant Enters) are aliases of the root value:
+hoisted. The root frame runs in dependency order with each loop as one
+unit after all its Enters' sources.
+
+The step's error (another partition's failure, an abort, a deadline) is
+checked before each iteration and each root kernel, so an endless loop
+stops. parallel_iterations does not matter (iterations run in order, as
+the dataflow executor's results are the same for any value). When a step
+is traced (step stats), the frame executor runs it instead, so the stats
+are the dataflow executor's node for node.
+"""
+import collections
+import operator
+
+from .. import errors
+from ..framework.registry import ASYNC, STEP
+from . import compiled_schedule
+from . import graph_executor as ge
+from .frame_executor import ENTER, EXIT, NEXT_ITERATION, FrameRun
+
+ENABLED = True  # tests turn it off to compare against the frame executor
+
+_ALLOWED_CF = frozenset({"Enter", "Exit", "NextIteration", "Merge", "Switch", "LoopCond"})
+_REJECTED_OPS = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv", "ControlTrigger"})
+
+
+class _Reject(Exception):
+    """The partition is outside what the compiled path accepts (the reason is the message)."""
+
+
+class LoopPlan:
+    """One while loop: registers to move and kernels to run per iteration."""
+
+    __slots__ = ("name", "merges", "pred_reg", "pred_node", "cond", "body", "exits")
+
+    def __repr__(self):
+        return (f"<LoopPlan {self.name}: {len(self.cond)} cond kernels, {len(self.body)} body kernels, "
+                f"{len(self.merges)} loop variables>")
+
+
+class Plan:
+    """A compiled partition: `units` in run order, each a root kernel entry or a LoopPlan."""
+
+    __slots__ = ("units", "num_registers", "loops")
+
+    def __repr__(self):
+        return f"<compiled loops {self.loops}: {len(self.units)} units, {self.num_registers} registers>"
+
+
+def compile_loops(ex):
+    """The Plan of `ex` (a GraphExecutor with frames), or None when it needs the frame executor."""
+    if not ENABLED or not ex.uses_frames:
+        return None
+    try:
+        return _compile(ex)
+    except _Reject as why:
+        ex.loop_fallback_reason = str(why)
+        return None
+
+
+def _compile(ex):
+    items = ex.items
+    root = ex.root_frame
+    for it in items:
+        if it.kind == ASYNC or it.op in _REJECTED_OPS or it.op.startswith("Stack"):
+            raise _Reject(f"{it.name} ({it.op})")
+        if it.op in _CONTROL_FLOW_OPS and it.op not in _ALLOWED_CF:
+            raise _Reject(f"{it.name} ({it.op})")
+    for sf in ex.static_frames.values():
+        if sf.parent is not None and sf.parent is not root:
+            raise _Reject(f"nested loop {sf.name}")
+    for it in root.items:
+        if it.op in ("Merge", "Switch", "LoopCond", "NextIteration"):
+            raise _Reject(f"control flow outside loops: {it.name} ({it.op})")
+
+    # inputs per consumer, rebuilt from the producers' edges
+    data_in = [[None] * it.n_data for it in items]
+    ctrl_in = [[] for _ in items]
+    for it in items:
+        for dst, _, slot, k, _ in it.edges:
+            if slot >= 0:
+                data_in[dst.id][slot - dst.fstart] = (it.id, k)
+            else:
+                ctrl_in[dst.id].append(it.id)
+    base = []
+    n = 0
+    for it in items:
+        base.append(n)
+        n += max(it.n_out, 1)
+
+    def reg(src, k):
+        """The register holding output k of item src (control-flow ops are aliases)."""
+        it = items[src]
+        op = it.op
+        if op in ("Enter", "LoopCond", "NextIteration"):
+            return reg(*data_in[src][0])
+        if op == "Switch":
+            return reg(*data_in[src][0])
+        if op == "Merge" and k != 0:
+            raise _Reject(f"value_index of {it.name} is used")
+        return base[src] + k
+
+    loops = {}
+    for name, sf in ex.static_frames.items():
+        if sf.parent is None:
+            continue
+        loops[sf] = _compile_frame(sf, items, data_in, ctrl_in, reg, base)
+
+    # the root frame: kernels and loops in dependency order
+    unit_of = {}
+    for it in items:
+        if it.frame is root and it.cf != ENTER:
+            unit_of[it.id] = ("k", it.id)
+        elif it.cf == ENTER:
+            unit_of[it.id] = ("f", it.child)
+        else:
+            unit_of[it.id] = ("f", it.frame)
+    deps = collections.defaultdict(set)
+    users = collections.defaultdict(set)
+    first = {}
+    for it in items:
+        u = unit_of[it.id]
+        first.setdefault(u, it.id)
+        if it.frame is not root and it.cf != ENTER:
+            continue  # inside a loop: ordered by the loop plan
+        for src in [s for s, _ in data_in[it.id]] + ctrl_in[it.id]:
+            su = unit_of[src]
+            if su != u:
+                deps[u].add(su)
+                users[su].add(u)
+    remaining = {u: len(deps[u]) for u in first}
+    ready = sorted((first[u], u) for u in first if not remaining[u])
+    ready = collections.deque(u for _, u in ready)
+    order = []
+    while ready:
+        u = ready.popleft()
+        order.append(u)
+        for v in sorted(users[u], key=first.get):
+            remaining[v] -= 1
+            if not remaining[v]:
+                ready.append(v)
+    if len(order) != len(first):
+        raise _Reject("the loops and root nodes have no order")
+
+    units = []
+    for kind, what in order:
+        if kind == "f":
+            units.append(loops[what])
+        else:
+            units.append(_entry(items[what], data_in, reg, base))
+    plan = Plan()
+    plan.units = tuple(units)
+    plan.num_registers = n
+    plan.loops = tuple(sf.name for sf in loops)
+    return plan
+
+
+def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
+    loop_conds = [it for it in sf.items if it.op == "LoopCond"]
+    if len(loop_conds) != 1:
+        raise _Reject(f"{len(loop_conds)} LoopCond in {sf.name}")
+    lc = loop_conds[0]
+    lc_id = lc.id
+    enters = [it for it in items if it.cf == ENTER and it.child is sf]
+    switch_true = set()   # Switch ids: their output 1 is the body's input
+    body = set()          # item ids that run only when the loop continues
+    merges = []
+    exits = []
+    for it in sf.items:
+        if it.op == "Switch":
+            d, p = data_in[it.id]
+            if p[0] != lc_id or items[d[0]].op != "Merge" or items[d[0]].frame is not sf:
+                raise _Reject(f"{it.name} does not switch a loop variable on {lc.name}")
+            switch_true.add(it.id)
+    for it in enters:
+        for dst, _, slot, k, _ in it.edges:
+            if not it.is_const_enter and (dst.op != "Merge" or slot < 0):
+                raise _Reject(f"{it.name} feeds {dst.name} ({dst.op})")
+            if it.is_const_enter and dst.op == "Merge":
+                raise _Reject(f"constant {it.name} feeds {dst.name}")
+    for it in sf.items:  # in dependency order
+        if it.op in ("Switch", "LoopCond"):
+            continue
+        if it.op == "Merge":
+            if ctrl_in[it.id] or len(data_in[it.id]) != 2:
+                raise _Reject(f"{it.name} is not a loop Merge")
+            ops = sorted(items[s].op for s, _ in data_in[it.id])
+            if ops != ["Enter", "NextIteration"]:
+                raise _Reject(f"{it.name} merges {ops}")
+            continue
+        if it.cf == EXIT:
+            (s, k), = data_in[it.id]
+            if items[s].op != "Switch" or k != 0 or ctrl_in[it.id]:
+                raise _Reject(f"{it.name} does not read a Switch's false side")
+            exits.append((base[it.id], reg(s, k)))
+            continue
+        for s, k in data_in[it.id]:
+            if items[s].op == "Switch" and k == 0:
+                raise _Reject(f"{it.name} reads the false side of {items[s].name}")
+        in_body = any((s in switch_true and k == 1) or s in body for s, k in data_in[it.id]) or \
+            any(s in body for s in ctrl_in[it.id])
+        if it.cf == NEXT_ITERATION:
+            if not in_body or ctrl_in[it.id]:
+                raise _Reject(f"{it.name} does not read the loop body")
+            continue
+        if in_body:
+            body.add(it.id)
+    for it in sf.items:
+        if it.op == "Merge":
+            (a, _), (b, _) = data_in[it.id]
+            enter, nxt = (a, b) if items[a].op == "Enter" else (b, a)
+            merges.append((reg(it.id, 0), reg(enter, 0), reg(nxt, 0)))
+    if lc.id in body:
+        raise _Reject(f"{lc.name} depends on the loop body")
+    plan = LoopPlan()
+    plan.name = sf.name
+    plan.merges = tuple(merges)
+    plan.pred_reg = reg(*data_in[lc_id][0])
+    plan.pred_node = lc
+    plan.cond = tuple(_entry(it, data_in, reg, base) for it in sf.items
+                      if it.op not in _CONTROL_FLOW_OPS and it.id not in body)
+    plan.body = tuple(_entry(it, data_in, reg, base) for it in sf.items
+                      if it.op not in _CONTROL_FLOW_OPS and it.id in body)
+    plan.exits = tuple(exits)
+    return plan
+
+
+def _entry(it, data_in, reg, base):
+    """(fn, mode, getter, out register, n_out, item) where mode 0/1/2 is a plain kernel
+    of 0/1/more inputs and 3 one that needs the step or reads a variable."""
+    ins = tuple(reg(s, k) for s, k in data_in[it.id])
+    out = base[it.id]
+    mode = 3 if (it.kind == STEP or it.deref) else min(len(ins), 2)
+    get = operator.itemgetter(*ins) if ins else None
+    return (it.fn, mode, get, out, it.n_out, it, ins)
+
+
+_CONTROL_FLOW_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
+                               "Merge", "RefMerge", "Switch", "RefSwitch", "LoopCond", "ControlTrigger"})
+
+
+def run_class(ex, step):
+    """The run of `ex` for `step`: compiled unless the step is traced."""
+    if step.stats is not None:
+        return FrameRun(ex, step)
+    return CompiledLoopRun(ex, step)
+
+
+class CompiledLoopRun(compiled_schedule.CompiledRun):
+    """One compiled-loop executor running one step."""
+
+    __slots__ = ("iterations",)
+
+    def __init__(self, ex, step):
+        self.ex = ex
+        self.step = step
+        self.regs = [None] * ex.loop_plan.num_registers
+        self.running = False
+        self.failed = False
+        self.reported = False
+        self.position = 0
+        self.iterations = 0
+        step.executors.append(self)
+
+    def _loop(self, deferred):
+        try:
+            self._run_units(deferred)
+        finally:
+            self.running = False
+            self.regs = None
+            self.ex._note_run()
+            self._report_done()
+
+    def _run_units(self, deferred):
+        regs = self.regs
+        step = self.step
+        ex = self.ex
+        profiling = ex.runs_to_profile > 0
+        release = ex.runner is not None
+        for pos, unit in enumerate(ex.loop_plan.units):
+            self.position = pos
+            if step.error is not None:
+                self.failed = True
+                return
+            if type(unit) is LoopPlan:
+                if deferred and release:  # a loop may be long: the other partitions go on meanwhile
+                    compiled_schedule._release(ex, deferred)
+                if not self._run_loop(unit, regs, step, profiling):
+                    return
+                continue
+            if deferred and release and unit[5].expensive:
+                compiled_schedule._release(ex, deferred)
+            if not self._run_entries((unit,), regs, step, profiling):
+                return
+        self.position = len(ex.loop_plan.units)
+
+    def _run_loop(self, plan, regs, step, profiling):
+        for m, init, _ in plan.merges:
+            regs[m] = regs[init]
+        cond, body, pred_reg = plan.cond, plan.body, plan.pred_reg
+        merges = plan.merges
+        run = self._run_entries
+        while True:
+            if step.error is not None:
+                self.failed = True
+                return False
+            if cond and not run(cond, regs, step, profiling):
+                return False
+            pred = regs[pred_reg]
+            if getattr(pred, "ndim", 0) != 0:
+                switch = plan.pred_node
+                self._fail_item(switch, errors.InvalidArgumentError(
+                    f"The second input must be a scalar, but it has shape {list(pred.shape)}", node=switch.name))
+                return False
+            if not pred:
+                break
+            self.iterations += 1
+            if body and not run(body, regs, step, profiling):
+                return False
+            nxt = [regs[n] for _, _, n in merges]
+            for (m, _, _), v in zip(merges, nxt):
+                regs[m] = v
+        for out, src in plan.exits:
+            regs[out] = regs[src]
+        return True
+
+    def _run_entries(self, entries, regs, step, profiling):
+        """Runs kernels in order; False (the step's error reported) when one fails."""
+        if profiling:
+            return self._run_timed(entries, regs, step)
+        it = None
+        try:
+            for fn, mode, get, out_reg, n_out, it, ins in entries:
+                if mode == 1:
+                    out = fn(get(regs))
+                elif mode == 2:
+                    out = fn(*get(regs))
+                elif mode == 0:
+                    out = fn()
+                else:
+                    out = _call(it, fn, ins, regs, step)
+                if n_out == 1:
+                    regs[out_reg] = out
+                elif n_out > 1:
+                    for k in range(n_out):
+                        regs[out_reg + k] = out[k]
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            self._fail_item(it, exc)
+            return False
+        return True
+
+    def _run_timed(self, entries, regs, step):
+        now = ge._now_ns
+        for fn, mode, get, out_reg, n_out, it, ins in entries:
+            t0 = now()
+            try:
+                out = _call(it, fn, ins, regs, step) if mode == 3 else fn(*[regs[r] for r in ins])
+            except Exception as exc:  # noqa: BLE001
+                self._fail_item(it, exc)
+                return False
+            cost = now() - t0
+            if cost > it.cost_ns:
+                it.cost_ns = cost
+            if n_out == 1:
+                regs[out_reg] = out
+            elif n_out > 1:
+                for k in range(n_out):
+                    regs[out_reg + k] = out[k]
+        return True
+
+    def _fail_item(self, it, exc):
+        self.failed = True
+        self.step.report_error(ge._kernel_error(it, exc, self.step))
+
+    def __repr__(self):
+        return (f"<CompiledLoopRun {self.ex.device.name} step {self.step.step_id}: "
+                f"{self.position}/{len(self.ex.loop_plan.units)} units, {self.iterations} iterations>")
+
+
+def _call(it, fn, ins, regs, step):
+    """A kernel that needs the step or reads variables."""
+    args = [regs[r] for r in ins]
+    for j in it.deref:
+        args[j] = args[j].read(it.name)
+    return fn(step, *args) if it.kind == STEP else fn(*args)

@@ -1,0 +1,249 @@
+"""Compiled while-loops (runtime/compiled_loop.py) against the frame
+executor they replace for single-device loops."""
+import numpy as np
+import pytest
+
+import graphrt as tf
+from graphrt import errors
+from graphrt.runtime import compiled_loop
+from graphrt.runtime.compiled_loop import CompiledLoopRun
+from graphrt.runtime.frame_executor import FrameRun
+
+FAST_FAIL = tf.RunOptions(timeout_in_ms=20000)  # a bug fails the test instead of hanging it
+
+
+def _run(build, compiled, feed_values=(), runs=2):
+    """Builds a graph with `build` (returns (fetches, feed placeholders)), runs it `runs`
+    times; returns (values per run, the executors' loop plans, their run classes)."""
+    saved = compiled_loop.ENABLED
+    compiled_loop.ENABLED = compiled
+    try:
+        with tf.Graph().as_default():
+            fetches, placeholders = build()
+            feed = dict(zip(placeholders, feed_values))
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                values = [sess.run(fetches, feed, options=FAST_FAIL) for _ in range(runs)]
+                plan = sess.plan_for(fetches, feed)
+                plans = [getattr(ex, "loop_plan", None) for ex in plan.executors]
+                kinds = {ex._run_class for ex in plan.executors}
+        return values, plans, kinds
+    finally:
+        compiled_loop.ENABLED = saved
+
+
+def _assert_same(a, b):
+    if isinstance(a, (list, tuple)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _assert_same(x, y)
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a, b)
+
+
+def _compare(build, feed_values=(), expect_compiled=True):
+    got, plans, kinds = _run(build, True, feed_values)
+    want, plans_d, _ = _run(build, False, feed_values)
+    assert all(p is None for p in plans_d)
+    if expect_compiled:
+        assert any(p is not None for p in plans) and compiled_loop.run_class in kinds
+    else:
+        assert all(p is None for p in plans) and compiled_loop.run_class not in kinds
+    _assert_same(got, want)
+    return got[0]
+
+
+def _counter():
+    n = tf.placeholder(tf.int32, [], name="n")
+    i, a = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 0.999 + 1.0),
+                         [tf.constant(0), tf.constant(0.0)])
+    return [i, a], [n]
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_counter_and_accumulator(n):
+    i, a = _compare(_counter, [np.int32(n)])
+    assert i == n
+    expected = np.float32(0)
+    for _ in range(n):
+        expected = expected * np.float32(0.999) + np.float32(1)
+    assert a == expected and a.dtype == np.float32
+
+
+def test_tensors_that_change_shape():
+    def build():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        _, acc = tf.while_loop(lambda i, acc: i < 5, lambda i, acc: (i + 1, tf.concat([acc, acc * 2.0], 0)),
+                               [tf.constant(0), x], shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])
+        return [acc], [x]
+    x = np.array([1, 2, 3], np.float32)
+    (acc,) = _compare(build, [x])
+    want = x
+    for _ in range(5):
+        want = np.concatenate([want, want * 2])
+    np.testing.assert_array_equal(acc, want)
+
+
+def test_loop_invariants_and_two_loops_in_sequence():
+    def build():
+        x = tf.placeholder(tf.float32, [2, 2], name="x")
+        w = tf.constant([[0.5, 0.0], [0.0, 2.0]])
+        _, y = tf.while_loop(lambda i, y: i < 4, lambda i, y: (i + 1, tf.matmul(y, w) + x), [tf.constant(0), x])
+        _, z = tf.while_loop(lambda j, z: j < 3, lambda j, z: (j + 1, z - tf.reduce_sum(y)), [tf.constant(0), y])
+        return [y, z], [x]
+    x = np.array([[1, 2], [3, 4]], np.float32)
+    y, z = _compare(build, [x])
+    want = x
+    for _ in range(4):
+        want = want @ np.array([[0.5, 0], [0, 2]], np.float32) + x
+    np.testing.assert_allclose(y, want)
+    np.testing.assert_allclose(z, want - 3 * want.sum(), rtol=1e-6)
+
+
+def test_maximum_iterations():
+    def build():
+        i = tf.while_loop(lambda i: i < 1000, lambda i: i + 2, [tf.constant(0)], maximum_iterations=6)
+        return [i], []
+    assert _compare(build)[0] == 12
+
+
+def test_a_loop_value_whose_result_is_unused():
+    def build():
+        n = tf.placeholder(tf.int32, [], name="n")
+        i, _ = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, tf.concat([a, a], 0)),
+                             [tf.constant(0), tf.ones([1])], shape_invariants=[tf.TensorShape([]),
+                                                                                tf.TensorShape([None])])
+        return [i], [n]
+    assert _compare(build, [np.int32(5)])[0] == 5
+
+
+def test_a_loop_updating_a_ref_variable_falls_back():
+    def build():
+        v = tf.Variable(0, name="v")
+        loop = tf.while_loop(lambda i: i < 4, lambda i: tf.identity(i + 1) + 0 * tf.assign_add(v, 1), [0])
+        with tf.control_dependencies([loop]):
+            read = tf.identity(v)
+        return [read], []
+    values, plans, _ = _run(build, True)
+    values_d, _, _ = _run(build, False)
+    assert all(p is None for p in plans)
+    _assert_same(values, values_d)
+    assert values[1][0] == 8  # each run adds 4
+
+
+def test_cond_inside_a_loop_falls_back_with_the_same_values():
+    def build():
+        n = tf.placeholder(tf.int32, [], name="n")
+        _, s = tf.while_loop(lambda i, s: i < n,
+                             lambda i, s: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: s + i, lambda: s - 1)),
+                             [tf.constant(0), tf.constant(0)])
+        return [s], [n]
+    assert _compare(build, [np.int32(9)], expect_compiled=False)[0] == 0 + 2 + 4 + 6 + 8 - 4
+
+
+def test_cond_outside_loops_and_nested_loops_fall_back():
+    def cond_build():
+        p = tf.placeholder(tf.bool, [], name="p")
+        return [tf.cond(p, lambda: tf.constant(1), lambda: tf.constant(2))], [p]
+    assert _compare(cond_build, [True], expect_compiled=False)[0] == 1
+
+    def nested_build():
+        out = tf.while_loop(lambda i, s: i < 3,
+                            lambda i, s: (i + 1, tf.while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t + j),
+                                                               [0, s])[1]),
+                            [0, 0])
+        return list(out), []
+    assert _compare(nested_build, expect_compiled=False) == [3, 1]
+
+
+def test_loop_gradients_with_stacks_fall_back_and_agree():
+    def build():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        _, acc = tf.while_loop(lambda i, acc: i < 4, lambda i, acc: (i + 1, acc * x), [tf.constant(0), tf.ones([3])])
+        grad = tf.gradients(tf.reduce_sum(acc), x)[0]
+        return [acc, grad], [x]
+    x = np.array([1, 2, 3], np.float32)
+    acc, grad = _compare(build, [x], expect_compiled=False)
+    np.testing.assert_allclose(acc, x ** 4)
+    np.testing.assert_allclose(grad, 4 * x ** 3)
+
+
+def test_parallel_iterations_do_not_matter():
+    def build(p):
+        def b():
+            i, a = tf.while_loop(lambda i, a: i < 50, lambda i, a: (i + 1, a * 1.5 - i_float(i)),
+                                 [tf.constant(0), tf.constant(1.0)], parallel_iterations=p)
+            return [i, a], []
+        return b
+
+    def i_float(i):
+        return tf.cast(i, tf.float32)
+    one = _compare(build(1))
+    ten = _compare(build(10))
+    _assert_same(one, ten)
+
+
+def test_an_error_in_the_body_names_the_node():
+    def build():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        out = tf.while_loop(lambda i, y: i < 3,
+                            lambda i, y: (i + 1, tf.reshape(y, [2, 2], name="bad_reshape")), [0, x],
+                            shape_invariants=[tf.TensorShape([]), tf.TensorShape(None)])
+        return list(out), [x]
+    for compiled in (True, False):
+        with pytest.raises(errors.InvalidArgumentError, match="bad_reshape"):
+            _run(build, compiled, [np.ones(3, np.float32)])
+
+
+def test_a_non_scalar_condition_is_an_error():
+    def build():
+        x = tf.placeholder(tf.bool, None, name="x")
+        out = tf.while_loop(lambda i: x, lambda i: i + 1, [0])
+        return [out], [x]
+    for compiled in (True, False):
+        with pytest.raises(errors.InvalidArgumentError, match="must be a scalar"):
+            _run(build, compiled, [np.array([True, False])])
+
+
+def test_an_endless_loop_stops_at_the_deadline():
+    with tf.Graph().as_default():
+        forever = tf.while_loop(lambda i: tf.constant(True), lambda i: i + 1, [0])
+        with tf.Session() as sess:
+            with pytest.raises(errors.DeadlineExceededError):
+                sess.run(forever, options=tf.RunOptions(timeout_in_ms=300))
+            assert sess.plan_for(forever, {}).executors[0]._run_class is compiled_loop.run_class
+            assert sess.run(tf.constant(3)) == 3  # the session is still usable
+
+
+def test_traced_steps_run_on_the_frame_executor_with_the_same_stats():
+    def names(compiled):
+        compiled_loop.ENABLED = compiled
+        try:
+            with tf.Graph().as_default():
+                (i, a), (n,) = _counter()
+                with tf.Session() as sess:
+                    md = tf.RunMetadata()
+                    out = sess.run([i, a], {n: 3}, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                                   run_metadata=md)
+            return out, sorted(s.node_name for d in md.step_stats.dev_stats for s in d.node_stats)
+        finally:
+            compiled_loop.ENABLED = True
+    out_c, names_c = names(True)
+    out_d, names_d = names(False)
+    _assert_same(out_c, out_d)
+    assert names_c == names_d and any(name.startswith("while/") for name in names_c)
+
+
+def test_run_classes_and_repr():
+    with tf.Graph().as_default():
+        (i, a), (n,) = _counter()
+        with tf.Session() as sess:
+            sess.run([i, a], {n: 5})
+            ex = sess.plan_for([i, a], {n: 5}).executors[0]
+    plan = ex.loop_plan
+    assert plan.loops == ("while/while_context",)
+    loop = [u for u in plan.units if isinstance(u, compiled_loop.LoopPlan)][0]
+    assert "while/while_context" in repr(loop) and "2 loop variables" in repr(loop)
+    assert issubclass(CompiledLoopRun, object) and FrameRun is not CompiledLoopRun
