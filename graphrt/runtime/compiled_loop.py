@@ -14,7 +14,7 @@ executor runs the partition):
   stack ops (gradients of loops) and no use of a Merge's value_index.
 
 Within those, nothing can be dead except what the loop structure decides,
-so control flow becomes register moves: a Merge register takes its Enter's
+so control flow becomes register moves (and so does Identity): a Merge register takes its Enter's
 value, then its NextIteration's; a Switch, LoopCond, Enter and
 NextIteration are aliases of their input; an Exit takes the Merge value
 when the condition is false. Each iteration runs the *cond part* (frame
@@ -36,7 +36,7 @@ import collections
 import operator
 
 from .. import errors
-from ..framework.registry import ASYNC, STEP
+from ..framework.registry import ASYNC, STEP, SYNC
 from . import compiled_schedule
 from . import graph_executor as ge
 from .frame_executor import ENTER, EXIT, NEXT_ITERATION, FrameRun
@@ -119,6 +119,8 @@ def _compile(ex):
             return reg(*data_in[src][0])
         if op == "Switch":
             return reg(*data_in[src][0])
+        if _is_alias(it):
+            return reg(*data_in[src][0])
         if op == "Merge" and k != 0:
             raise _Reject(f"value_index of {it.name} is used")
         return base[src] + k
@@ -169,7 +171,7 @@ def _compile(ex):
     for kind, what in order:
         if kind == "f":
             units.append(loops[what])
-        else:
+        elif not _is_alias(items[what]):
             units.append(_entry(items[what], data_in, reg, base))
     plan = Plan()
     plan.units = tuple(units)
@@ -233,7 +235,7 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
             (a, _), (b, _) = data_in[it.id]
             enter, nxt = (a, b) if items[a].op == "Enter" else (b, a)
             merges.append((reg(it.id, 0), reg(enter, 0), reg(nxt, 0)))
-    if lc.id in body:
+    if data_in[lc_id][0][0] in body:
         raise _Reject(f"{lc.name} depends on the loop body")
     plan = LoopPlan()
     plan.name = sf.name
@@ -241,11 +243,16 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     plan.pred_reg = reg(*data_in[lc_id][0])
     plan.pred_node = lc
     plan.cond = tuple(_entry(it, data_in, reg, base) for it in sf.items
-                      if it.op not in _CONTROL_FLOW_OPS and it.id not in body)
+                      if it.op not in _CONTROL_FLOW_OPS and it.id not in body and not _is_alias(it))
     plan.body = tuple(_entry(it, data_in, reg, base) for it in sf.items
-                      if it.op not in _CONTROL_FLOW_OPS and it.id in body)
+                      if it.op not in _CONTROL_FLOW_OPS and it.id in body and not _is_alias(it))
     plan.exits = tuple(exits)
     return plan
+
+
+def _is_alias(it):
+    """An Identity only passes its input on (on every device): its consumers read the input's register."""
+    return it.op == "Identity" and it.kind == SYNC and not it.deref and it.n_data == 1
 
 
 def _entry(it, data_in, reg, base):
