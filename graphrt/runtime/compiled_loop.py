@@ -22,7 +22,8 @@ nodes that don't depend on the Switch's true side: the condition, and
 nodes fed only by loop invariants, which the dataflow executor also runs
 in the last iteration), reads the predicate, and if true runs the *body
 part*. Loop invariants (constant Enters) are aliases of the root value:
-hoisted. The root frame runs in dependency order with each loop as one
+hoisted, and so are the loop's Consts (run once before the first
+iteration: they are pure). The root frame runs in dependency order with each loop as one
 unit after all its Enters' sources.
 
 The step's error (another partition's failure, an abort, a deadline) is
@@ -54,7 +55,7 @@ class _Reject(Exception):
 class LoopPlan:
     """One while loop: registers to move and kernels to run per iteration."""
 
-    __slots__ = ("name", "merges", "pred_reg", "pred_node", "cond", "body", "exits")
+    __slots__ = ("name", "merges", "pred_reg", "pred_node", "consts", "cond", "body", "exits")
 
     def __repr__(self):
         return (f"<LoopPlan {self.name}: {len(self.cond)} cond kernels, {len(self.body)} body kernels, "
@@ -242,12 +243,17 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     plan.merges = tuple(merges)
     plan.pred_reg = reg(*data_in[lc_id][0])
     plan.pred_node = lc
-    plan.cond = tuple(_entry(it, data_in, reg, base) for it in sf.items
-                      if it.op not in _CONTROL_FLOW_OPS and it.id not in body and not _is_alias(it))
-    plan.body = tuple(_entry(it, data_in, reg, base) for it in sf.items
-                      if it.op not in _CONTROL_FLOW_OPS and it.id in body and not _is_alias(it))
+    kernels = [it for it in sf.items if it.op not in _CONTROL_FLOW_OPS and not _is_alias(it)]
+    plan.consts = tuple(_entry(it, data_in, reg, base) for it in kernels if _is_const(it))
+    plan.cond = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id not in body and not _is_const(it))
+    plan.body = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it))
     plan.exits = tuple(exits)
     return plan
+
+
+def _is_const(it):
+    """A Const in a loop gives the same value every iteration: it runs once, before the loop (hoisted)."""
+    return it.op == "Const" and it.kind == SYNC and it.n_data == 0
 
 
 def _is_alias(it):
@@ -327,6 +333,8 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
     def _run_loop(self, plan, regs, step, profiling):
         for m, init, _ in plan.merges:
             regs[m] = regs[init]
+        if not self._run_entries(plan.consts, regs, step, profiling):
+            return False
         cond, body, pred_reg = plan.cond, plan.body, plan.pred_reg
         merges = plan.merges
         run = self._run_entries
