@@ -335,6 +335,8 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             regs[m] = regs[init]
         if not self._run_entries(plan.consts, regs, step, profiling):
             return False
+        if not profiling:
+            return self._run_loop_fast(plan, regs, step)
         cond, body, pred_reg = plan.cond, plan.body, plan.pred_reg
         merges = plan.merges
         run = self._run_entries
@@ -358,6 +360,66 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             nxt = [regs[n] for _, _, n in merges]
             for (m, _, _), v in zip(merges, nxt):
                 regs[m] = v
+        for out, src in plan.exits:
+            regs[out] = regs[src]
+        return True
+
+    def _run_loop_fast(self, plan, regs, step):
+        """`_run_loop` with the kernel calls inlined: the hot loop of a compiled loop."""
+        cond, body, pred_reg = plan.cond, plan.body, plan.pred_reg
+        sources = tuple(n for _, _, n in plan.merges)
+        targets = tuple(m for m, _, _ in plan.merges)
+        count = 0
+        it = None
+        try:
+            while True:
+                if step.error is not None:
+                    self.failed = True
+                    return False
+                for fn, mode, get, out_reg, n_out, it, ins in cond:
+                    if mode == 1:
+                        out = fn(get(regs))
+                    elif mode == 2:
+                        out = fn(*get(regs))
+                    elif mode == 0:
+                        out = fn()
+                    else:
+                        out = _call(it, fn, ins, regs, step)
+                    if n_out == 1:
+                        regs[out_reg] = out
+                    elif n_out > 1:
+                        for k in range(n_out):
+                            regs[out_reg + k] = out[k]
+                pred = regs[pred_reg]
+                if getattr(pred, "ndim", 0) != 0:
+                    it = plan.pred_node
+                    raise errors.InvalidArgumentError(
+                        f"The second input must be a scalar, but it has shape {list(pred.shape)}", node=it.name)
+                if not pred:
+                    break
+                count += 1
+                for fn, mode, get, out_reg, n_out, it, ins in body:
+                    if mode == 1:
+                        out = fn(get(regs))
+                    elif mode == 2:
+                        out = fn(*get(regs))
+                    elif mode == 0:
+                        out = fn()
+                    else:
+                        out = _call(it, fn, ins, regs, step)
+                    if n_out == 1:
+                        regs[out_reg] = out
+                    elif n_out > 1:
+                        for k in range(n_out):
+                            regs[out_reg + k] = out[k]
+                values = [regs[r] for r in sources]
+                for r, v in zip(targets, values):
+                    regs[r] = v
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            self._fail_item(it, exc)
+            return False
+        finally:
+            self.iterations += count
         for out, src in plan.exits:
             regs[out] = regs[src]
         return True

@@ -5,11 +5,19 @@ import pytest
 
 import graphrt as tf
 from graphrt import errors
-from graphrt.runtime import compiled_loop
+from graphrt.runtime import compiled_loop, graph_executor
 from graphrt.runtime.compiled_loop import CompiledLoopRun
 from graphrt.runtime.frame_executor import FrameRun
 
 FAST_FAIL = tf.RunOptions(timeout_in_ms=20000)  # a bug fails the test instead of hanging it
+
+
+@pytest.fixture(autouse=True, params=[0, 3], ids=["hot", "profiled"])
+def profiled_runs(request, monkeypatch):
+    """An executor's first runs measure each kernel (a separate code path): every test runs with
+    executors that are past them and with executors in them."""
+    monkeypatch.setattr(graph_executor, "PROFILED_RUNS", request.param)
+    return request.param
 
 
 def _run(build, compiled, feed_values=(), runs=2):
