@@ -379,9 +379,6 @@ class Graph:
             raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
         return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
 
-    def _get_operation_or_none(self, name):
-        return self._by_name.get(name)
-
     def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
         """Resolves a Tensor, Operation, or their name (`op:0` or `op`) in this graph."""
         if allow_tensor and hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):

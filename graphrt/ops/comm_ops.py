@@ -14,14 +14,11 @@ _TRANSFER_ATTRS = {"tensor_name": "", "send_device": "", "send_device_incarnatio
 register_op("_Send", ["tensor: T"], [], attrs=dict(_TRANSFER_ATTRS), is_stateful=True)
 register_op("_Recv", [], ["tensor: tensor_type"], attrs=dict(_TRANSFER_ATTRS), is_stateful=True,
             shape_fn=lambda ctx: TensorShape(None))
-register_op("_HostSend", ["tensor: T"], [], attrs=dict(_TRANSFER_ATTRS), is_stateful=True)
-register_op("_HostRecv", [], ["tensor: tensor_type"], attrs=dict(_TRANSFER_ATTRS), is_stateful=True,
-            shape_fn=lambda ctx: TensorShape(None))
 register_op("_Arg", [], ["output: T"], attrs={"index": 0}, is_stateful=True,
             shape_fn=lambda ctx: TensorShape(None))
 register_op("_Retval", ["input: T"], [], attrs={"index": 0}, is_stateful=True)
 
-TRANSFER_OPS = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv"})
+TRANSFER_OPS = frozenset({"_Send", "_Recv"})
 
-for _name in ("_Send", "_Recv", "_HostSend", "_HostRecv", "_Arg", "_Retval"):
+for _name in ("_Send", "_Recv", "_Arg", "_Retval"):
     not_differentiable(_name)

@@ -31,14 +31,6 @@ def is_loop_exit(op):
     return op.type in EXIT_OPS
 
 
-def is_next_iteration(op):
-    return op.type in NEXT_ITERATION_OPS
-
-
-def is_loop_cond(op):
-    return op.type == "LoopCond"
-
-
 def is_loop_constant_enter(op):
     """An Enter of a loop invariant: its value is the same in every iteration."""
     return is_loop_enter(op) and bool(op.get_attr("is_constant"))

@@ -49,10 +49,6 @@ def has_control_flow(nodes):
     return any(n.op in CONTROL_FLOW_OPS for n in nodes)
 
 
-def is_control_loop_merge(node):
-    return node.op == "Merge" and node.name.startswith(CONTROL_LOOP_PREFIX)
-
-
 # -- frames ------------------------------------------------------------------------------
 
 class Frame:
