@@ -5,6 +5,7 @@
 convention). Their kernels belong to the runtime, which owns the step's
 rendezvous and call frame.
 """
+from ..framework.op_categories import CALL_FRAME_OPS, TRANSFER_OPS
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 
@@ -18,7 +19,5 @@ register_op("_Arg", [], ["output: T"], attrs={"index": 0}, is_stateful=True,
             shape_fn=lambda ctx: TensorShape(None))
 register_op("_Retval", ["input: T"], [], attrs={"index": 0}, is_stateful=True)
 
-TRANSFER_OPS = frozenset({"_Send", "_Recv"})
-
-for _name in ("_Send", "_Recv", "_Arg", "_Retval"):
+for _name in sorted(TRANSFER_OPS | CALL_FRAME_OPS):
     not_differentiable(_name)
