@@ -199,8 +199,9 @@ class MasterSession(Session):
         plan.fetch_keys = [ParsedKey(client_device.name, inc, client_device.name, t.name).full_key
                            for t in fetches]
         order = sorted(parts, key=lambda t: (t != self._client_task, t))
-        if self._client_task not in parts:
-            raise errors.InternalError(f"No partition for the client task {self._client_task}")
+        if self._client_task not in parts and (feeds or fetches):
+            raise errors.InternalError(f"No partition for the client task {self._client_task}, which feeds "
+                                       f"and fetches go through")
         plan.task_graphs = {t: parts[t] for t in order}
         debug_info = {k: str(v) for k, v in client.debug_info.items()}
         for t in order:  # this program registers these graphs itself: its py_funcs may run in its servers
@@ -318,6 +319,11 @@ class MasterSession(Session):
             if any(c.error is not None and "Graph handle is not found" in str(c.error) for c in calls.values()):
                 self._lost_graphs = True
             raise error
+        if self._client_task not in calls:
+            # Only targets on other tasks (say, a ps's update): nothing comes back to the client.
+            if run_metadata is not None:
+                self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
+            return []
         reply = calls[self._client_task].message
         got = reply.fields.get("recv_keys", [])
         if got != plan.fetch_keys:

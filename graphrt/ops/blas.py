@@ -37,7 +37,6 @@ def blas_kernel(factory):
 # (another BLAS build, another OS) callers fall back to numpy.
 
 import ctypes  # noqa: E402
-import os  # noqa: E402
 import numpy as np  # noqa: E402
 
 _AXPY = {}      # numpy dtype -> ctypes function, filled on first use
@@ -114,11 +113,13 @@ def axpy(alpha, x, y):
 # creates its devices, `apply_thread_policy`): `intra_op_parallelism_threads`
 # when the ConfigProto sets it, as in TF; else one BLAS thread per host
 # device's share of the cores when several host devices share them, and
-# every core for a single device on an idle machine. On a busy one (the
-# 1-minute load average at least the number of cores when the session is
-# created) one thread: spinning BLAS threads then only burn the cores other
-# work needs (measured under load: a 1-device MLP step took 33 ms of CPU
-# and 316 ms wall with one thread, 152 ms and 850 ms with two on 2 cores).
+# every core for a single device, as TensorFlow does. The policy does not
+# look at the machine's load: a process's own BLAS threads raise the load
+# average, so a rule keyed on it turned a quiet machine's second session
+# single-threaded (an MLP step twice as slow). On a machine shared with other
+# CPU-heavy work, set `intra_op_parallelism_threads=1` (measured under load:
+# a 1-device MLP step took 316 ms wall with one thread, 850 ms with two on
+# 2 cores).
 # The setting is process-wide (OpenBLAS has one pool): the session created
 # last decides. Without a loaded OpenBLAS (another BLAS build) this does
 # nothing.
@@ -163,23 +164,13 @@ def set_blas_threads(n):
     return True
 
 
-def machine_busy(cores):
-    """True when other work already keeps the cores busy."""
-    try:
-        return os.getloadavg()[0] >= cores
-    except OSError:  # no load average on this platform
-        return False
-
-
-def thread_policy(intra_op_threads, host_devices, cores=None, busy=False):
+def thread_policy(intra_op_threads, host_devices, cores=None):
     """The BLAS thread count for a process whose session has `host_devices`
     devices computing on the host (see the comment above)."""
     if intra_op_threads and intra_op_threads > 0:
         return int(intra_op_threads)
     if cores is None:
         cores = _DEFAULT_THREADS or blas_threads() or 1
-    if busy:
-        return 1
     if host_devices > 1:
         return max(1, cores // host_devices)
     return cores
@@ -192,7 +183,7 @@ def apply_thread_policy(intra_op_threads, host_devices):
     if _DEFAULT_THREADS is None:
         set_blas_threads(blas_threads())  # records the library's own default first
     cores = _DEFAULT_THREADS or 1
-    n = thread_policy(intra_op_threads, host_devices, cores, machine_busy(cores))
+    n = thread_policy(intra_op_threads, host_devices, cores)
     if n != blas_threads():
         set_blas_threads(n)
     return n

@@ -109,6 +109,20 @@ def test_ops_without_a_device_run_on_the_client_task(session):
         assert placement["z"].startswith(T0)
 
 
+def test_a_step_with_only_targets_on_another_task_runs_there(session):
+    # A ps update run from a worker: nothing of the step is on the client's task.
+    g = tf.Graph()
+    with g.as_default(), tf.device("/job:worker/task:1"):
+        v = tf.Variable(1.0, name="v_elsewhere")
+        bump = tf.assign_add(v, 2.0, name="bump")
+    sess = session(g, task=0)
+    sess.run(v.initializer)
+    assert sess.run(bump.op) is None
+    assert sess.run(bump.op) is None
+    assert sess.run(v) == 5.0
+    assert all(p.startswith(T1) for p in sess.plan_for(bump.op).placement.values())
+
+
 def test_feeds_and_fetches_of_many_kinds_go_through_the_client_task(session):
     g = tf.Graph()
     with g.as_default():
