@@ -5,16 +5,20 @@ regression on the digits, each worker its own shard; it stops every process it
 starts)."""
 import json
 import os
+import re
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
-def _run(mode, last_step):
+def _run(mode, last_step, *args):
     result = subprocess.run([sys.executable, os.path.join(ROOT, "samples", "parameter_server.py"), "--mode", mode,
-                             "--last-step", str(last_step)], capture_output=True, text=True, timeout=280)
+                             "--last-step", str(last_step), *args], capture_output=True, text=True, timeout=280)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for task in (0, 1):  # the launcher passes on each worker's progress, ending with its test accuracy
+        assert re.search(rf"^worker {task}: done after \d+ runs, global step \d+, loss [\d.]+, "
+                         rf"test accuracy 0\.\d+$", result.stdout, re.M), result.stdout[-3000:]
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     workers = {r["task"]: r for r in lines}
     assert sorted(workers) == [0, 1]
@@ -45,6 +49,16 @@ def test_async_training_between_processes():
         assert 20 <= r["global_step"] <= 22
     assert workers[0]["last_loss"] < workers[0]["first_loss"] * 0.7
     assert workers[0]["test_accuracy"] > 0.7
+    assert workers[0]["runs"] + workers[1]["runs"] >= 20
+
+
+def test_ssp_training_between_processes_keeps_the_clock_gap_within_staleness():
+    # worker 1 sleeps after each step, so worker 0 runs into the bound of 1 and waits for it
+    workers = _run("ssp", 20, "--staleness", "1", "--slow-sleep", "0.03")
+    for r in workers.values():
+        assert 20 <= r["global_step"] <= 22  # asynchronous updates: the same overshoot as async
+        assert r["max_gap"] <= 1             # no step started more than 1 ahead of the other worker's clock
+    assert workers[0]["test_accuracy"] > 0.6
     assert workers[0]["runs"] + workers[1]["runs"] >= 20
 
 
