@@ -1,12 +1,14 @@
-"""1 ps + 2 worker processes (samples/ps_training.py) with worker 1 slowed about 3x by a
+"""1 ps + 2 worker processes (samples/parameter_server.py) with worker 1 slowed about 3x by a
 sleep after each step: sync (SyncReplicasOptimizer), async, and SSP (StalenessBoundHook,
 staleness 3). Prints per mode each worker's steps per second, the global steps per
 second and, for SSP, the largest clock lead a worker started a step with. With
-`--plot out.png` (matplotlib installed) also plots each mode's loss against wall time.
+`--plot out.png` also plots each mode's loss against wall time (matplotlib, the
+optional extra: pip install -e '.[plot]').
 
     python benchmarks/parameter_server.py [--last-step 60] [--staleness 3] [--plot loss.png]
 """
 import argparse
+import importlib.util
 import io
 import os
 import sys
@@ -14,14 +16,36 @@ from contextlib import redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "samples"))
 from _util import emit  # noqa: E402
-import ps_training  # noqa: E402
+
+# the sample has this script's module name: load it from its path under another one
+_spec = importlib.util.spec_from_file_location(
+    "parameter_server_sample", os.path.join(os.path.dirname(HERE), "samples", "parameter_server.py"))
+sample = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sample)
 
 
 def run(mode, last_step, staleness, slow_sleep):
     with redirect_stdout(io.StringIO()):  # the workers' progress lines; only JSON goes to stdout
-        return ps_training.launch(mode, last_step, staleness=staleness, slow_sleep=slow_sleep)
+        return sample.launch(mode, last_step, staleness=staleness, slow_sleep=slow_sleep)
+
+
+def plot_loss_curves(curves, path):
+    """Writes {mode: [(seconds, loss), ...]} as loss against wall time to the PNG `path`."""
+    import matplotlib
+    matplotlib.use("Agg")  # no display needed
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for mode, curve in curves.items():
+        ax.plot([t for t, _ in curve], [v for _, v in curve], label=mode)
+    ax.set_yscale("log")
+    ax.set_xlabel("wall time (s)")
+    ax.set_ylabel("chief's training loss")
+    ax.set_title("1 ps + 2 workers, worker 1 about 3x slower")
+    ax.legend()
+    fig.tight_layout()  # keeps the axis labels inside the image
+    fig.savefig(path)
+    plt.close(fig)
 
 
 def main():
@@ -49,20 +73,10 @@ def main():
         curves[mode] = results[0]["loss_curve"]
     if args.plot:
         try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            figures["plot"] = "matplotlib is not installed (pip install matplotlib)"
-        else:
-            for mode, curve in curves.items():
-                plt.plot([t for t, _ in curve], [v for _, v in curve], label=mode)
-            plt.yscale("log")
-            plt.xlabel("wall time (s)")
-            plt.ylabel("chief's loss")
-            plt.legend()
-            plt.savefig(args.plot)
+            plot_loss_curves(curves, args.plot)
             figures["plot"] = args.plot
+        except ImportError:
+            figures["plot"] = "matplotlib is not installed (pip install -e '.[plot]')"
     emit("parameter_server", figures)
 
 

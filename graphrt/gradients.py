@@ -18,7 +18,7 @@ and a loop's Exits are processed together once they are all ready.
 """
 import collections
 
-from .framework import registry
+from .framework import function, registry
 from .framework.graph import Tensor, graph_of
 from .framework.indexed_slices import IndexedSlices
 from .framework.op_builder import convert_to_tensor, is_tensor_like
@@ -336,3 +336,54 @@ def hessians(ys, xs, name="hessians", **kwargs):
         out.append(array_ops.reshape(array_ops.stack(rows), x.shape.as_list() + x.shape.as_list()))
     return out
 
+
+# -- the gradient of a graph-function call (framework/function.py) --------------------
+
+def _call_grad(op, *grads):
+    """The gradient of a call: the function's own gradient if Defun was given one,
+    else a call of the body's symbolic gradient function (built once per function)."""
+    fdef = op.get_attr("f")
+    defined = getattr(fdef, "defined", None)
+    if defined is not None and defined.python_grad_func is not None:
+        return defined.python_grad_func(op, *grads)
+    grads = [array_ops.zeros_like(t) if g is None else g for t, g in zip(op.outputs, grads)]
+    if defined is not None and defined._grad_func is not None:
+        result = defined._grad_func(*(list(op.inputs) + grads))
+        return list(result) if isinstance(result, (list, tuple)) else [result]
+    gdef = getattr(fdef, "gradient", None)
+    if gdef is None:
+        gdef = fdef.gradient = _gradient_function(fdef)
+    outs = function.call_function(gdef, list(op.inputs) + grads, name=f"{op.name}_grad").outputs
+    return list(outs)
+
+
+def _gradient_function(fdef):
+    """A function (args..., output grads...) -> input grads: the body imported again
+    and differentiated with tf.gradients."""
+    body = fdef.graph
+    if body is None:
+        raise LookupError(f"No gradient defined for function {fdef.name}: its body was not built in this process")
+    args = body.inputs + [p for _, p in body.captures]
+    grad_graph = function.FuncGraph(function.unique_function_name(f"{fdef.name}_grad"), body.outer_graph)
+    with grad_graph.as_default():
+        new_args = [grad_graph.add_input(t.dtype, t.shape, name="x") for t in args]
+        dys = [grad_graph.add_input(t.dtype, t.shape, name="dy") for t in body.outputs]
+        mapping = {id(t): a for t, a in zip(args, new_args)}
+        copies = {}
+        arg_ops = {t.op for t in args}
+        with grad_graph.name_scope("forward"):
+            for op in body.get_operations():  # the body again, on the new inputs
+                if op in arg_ops:
+                    continue
+                new = grad_graph.create_op(op.type, [mapping[id(t)] for t in op.inputs], dict(op._attrs),
+                                           name=op.name, control_inputs=[copies[c] for c in op.control_inputs])
+                copies[op] = new
+                mapping.update((id(t), n) for t, n in zip(op.outputs, new.outputs))
+        outs = [mapping[id(t)] for t in body.outputs]
+        grads = gradients(list(outs), new_args, grad_ys=dys) if outs else [None] * len(new_args)
+        grads = [array_ops.zeros_like(a) if g is None else g for a, g in zip(new_args, grads)]
+    return grad_graph.to_function_def(grads)
+
+
+registry.register_gradient("PartitionedCall")(_call_grad)
+registry.register_gradient("StatefulPartitionedCall")(_call_grad)

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import errors
 from ..framework import dtypes
+from ..framework.default_session import get_default_session, session_context  # noqa: F401 - tf.get_default_session
 from ..framework.graph import Operation, Tensor, get_default_graph
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ..framework.tensor_shape import TensorShape
@@ -37,33 +38,6 @@ _step_ids = itertools.count(1)
 # After an abort, executors stop within milliseconds; a kernel that ignores
 # the abort could keep a step alive, so the wait for them is bounded too.
 _DRAIN_TIMEOUT_S = 10.0
-
-
-# -- default session ----------------------------------------------------------------
-
-class _DefaultSessionStack(threading.local):
-    def __init__(self):
-        self.stack = []
-
-
-_default_sessions = _DefaultSessionStack()
-
-
-def get_default_session():
-    return _default_sessions.stack[-1] if _default_sessions.stack else None
-
-
-def _run_with_default(fetch, feed_dict, session):
-    session = session or get_default_session()
-    if session is None:
-        what = "tensor using `eval()`" if isinstance(fetch, Tensor) else "operation using `run()`"
-        raise ValueError(f"Cannot evaluate {what}: No default session is registered. Use `with "
-                         f"sess.as_default()` or pass an explicit session to `{'eval' if isinstance(fetch, Tensor) else 'run'}(session=sess)`")
-    graph = fetch.graph
-    if session.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different from "
-                         "the session's graph.")
-    return session.run(fetch, feed_dict)
 
 
 # -- fetches --------------------------------------------------------------------------
@@ -400,10 +374,10 @@ class BaseSession:
         self._signatures.clear()
 
     def as_default(self):
-        return _session_context(self)
+        return session_context(self)
 
     def __enter__(self):
-        self._default_ctx = _session_context(self)
+        self._default_ctx = session_context(self)
         self._graph_ctx = self._graph.as_default()
         self._graph_ctx.__enter__()
         self._default_ctx.__enter__()
@@ -442,7 +416,7 @@ class InteractiveSession(Session):
 
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
-        self._default_ctx = _session_context(self)
+        self._default_ctx = session_context(self)
         self._graph_ctx = self._graph.as_default()
         self._graph_ctx.__enter__()
         self._default_ctx.__enter__()
@@ -456,23 +430,6 @@ class InteractiveSession(Session):
                 self._graph_ctx.__exit__(None, None, None)
             except (IndexError, RuntimeError):
                 pass
-
-
-class _session_context:
-    def __init__(self, session):
-        self.session = session
-
-    def __enter__(self):
-        _default_sessions.stack.append(self.session)
-        return self.session
-
-    def __exit__(self, *exc):
-        stack = _default_sessions.stack
-        if stack and stack[-1] is self.session:
-            stack.pop()
-        elif self.session in stack:
-            stack.remove(self.session)
-        return False
 
 
 # -- feeds and results --------------------------------------------------------------------

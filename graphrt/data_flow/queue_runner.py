@@ -21,6 +21,7 @@ import weakref
 
 from .. import errors
 from .. import logging
+from ..framework.default_session import get_default_session
 from ..framework.graph import GraphKeys, get_default_graph
 
 QUEUE_RUNNERS = GraphKeys.QUEUE_RUNNERS
@@ -149,7 +150,6 @@ def add_queue_runner(qr, collection=QUEUE_RUNNERS):
 def start_queue_runners(sess=None, coord=None, daemon=True, start=True, collection=QUEUE_RUNNERS):
     """Starts the threads of every QueueRunner in the collection; returns them."""
     if sess is None:
-        from ..client.session import get_default_session
         sess = get_default_session()
         if sess is None:
             raise ValueError("Cannot start queue runners: No default session is registered. Use `with "

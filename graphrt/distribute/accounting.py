@@ -12,6 +12,7 @@ that ran, with the bytes of the value it produced, is charged to the
 import collections
 
 from .. import errors
+from ..framework.op_categories import RECV_OPS
 
 Transfer = collections.namedtuple("Transfer", "send_device recv_device nbytes recv_node")
 Transfer.__doc__ = "One value that crossed devices in a traced step."
@@ -25,12 +26,12 @@ def transfers(run_metadata):
     ends = {}
     for graph in run_metadata.partition_graphs:
         for node in graph.node:
-            if node.op in ("_Recv", "_HostRecv"):
+            if node.op in RECV_OPS:
                 ends[(node.attrs["recv_device"], node.name)] = node.attrs["send_device"]
     out = []
     for dev in run_metadata.step_stats.dev_stats:
         for ns in dev.node_stats:
-            send = ends.get((dev.device, ns.node_name)) if ns.op in ("_Recv", "_HostRecv") else None
+            send = ends.get((dev.device, ns.node_name)) if ns.op in RECV_OPS else None
             if send is not None:
                 out.append(Transfer(send, dev.device, sum(o.requested_bytes for o in ns.output), ns.node_name))
     return out

@@ -29,6 +29,7 @@ import collections
 
 from .. import errors
 from ..framework.graph import Tensor, get_default_graph
+from ..framework.op_categories import TRANSFER_OPS
 from ..framework.op_builder import convert_to_tensor
 from ..ops import array_ops, math_ops, nest
 from ..recompute import copy as copy_lib
@@ -301,7 +302,7 @@ def bubble_fraction(step_stats, devices):
         # them also count the time they queued. A host device has only the executor's events.
         streamed = any(getattr(ns, "stream", None) == "compute" for ns in dev.node_stats)
         for ns in dev.node_stats:
-            if ns.op in _TRANSFERS or ns.all_end_rel_micros <= 0 or \
+            if ns.op in TRANSFER_OPS or ns.all_end_rel_micros <= 0 or \
                     (streamed and getattr(ns, "stream", None) != "compute"):
                 continue
             intervals[dev.device].append((ns.all_start_micros, ns.all_start_micros + ns.all_end_rel_micros))
@@ -312,9 +313,6 @@ def bubble_fraction(step_stats, devices):
     end = max(e for iv in intervals.values() for _, e in iv)
     busy = sum(_union(iv) for iv in intervals.values())
     return 1.0 - busy / (len(names) * (end - start))
-
-
-_TRANSFERS = ("_Send", "_Recv", "_HostSend", "_HostRecv")
 
 
 def textbook_bubble(num_stages, micro_batches):

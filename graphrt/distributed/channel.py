@@ -208,10 +208,6 @@ class ChannelPool:
             self._commands.append(("drop", call))
             self._wake()
 
-    def peer_state(self, address):
-        peer = self._peers.get(address)
-        return None if peer is None else peer.state
-
     def close(self):
         if self._closed:
             return

@@ -150,9 +150,6 @@ class StepTable:
             self._aborted.pop(step_id, None)
         self._manager.cleanup(step_id)
 
-    def was_cleaned(self, step_id):
-        return step_id in self._cleaned
-
     def sweep(self):
         """Aborts and forgets unowned steps past their time (also done on every new step)."""
         with self._lock:

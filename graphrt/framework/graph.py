@@ -16,6 +16,7 @@ import re
 import sys
 import threading
 
+from . import default_session
 from . import device_spec as device_lib
 from . import dtypes as dtypes_lib
 from . import registry
@@ -109,8 +110,7 @@ class Tensor:
         return list(self._consumers)
 
     def eval(self, feed_dict=None, session=None):
-        from ..client import session as session_lib  # eval is client sugar on the graph object
-        return session_lib._run_with_default(self, feed_dict, session)
+        return default_session.run_with_default(self, feed_dict, session, "eval")
 
     def _as_node_def_input(self):
         return self._op.name if self._value_index == 0 else f"{self._op.name}:{self._value_index}"
@@ -222,8 +222,7 @@ class Operation:
         return groups or [f"loc:@{self._name}"]
 
     def run(self, feed_dict=None, session=None):
-        from ..client import session as session_lib
-        session_lib._run_with_default(self, feed_dict, session)
+        default_session.run_with_default(self, feed_dict, session, "run")
 
     # -- mutation (graph construction only) ------------------------------
     def _set_device(self, device):
@@ -378,9 +377,6 @@ class Graph:
         if not isinstance(name, str):
             raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
         return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
-
-    def _get_operation_or_none(self, name):
-        return self._by_name.get(name)
 
     def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
         """Resolves a Tensor, Operation, or their name (`op:0` or `op`) in this graph."""

@@ -18,6 +18,7 @@ import json
 import numpy as np
 
 from . import dtypes as dtypes_lib
+from .op_categories import MERGE_OPS, NEXT_ITERATION_OPS
 from .tensor_shape import TensorShape
 
 FORMAT = "graphrt.GraphDef/1"
@@ -479,8 +480,7 @@ class _null:
 
 def _is_back_edge(node, src):
     """A while loop's NextIteration -> Merge edge: the one cycle a valid GraphDef has."""
-    return src is not None and node.op in ("Merge", "RefMerge") and src.op in ("NextIteration",
-                                                                                "RefNextIteration")
+    return src is not None and node.op in MERGE_OPS and src.op in NEXT_ITERATION_OPS
 
 
 def _topological_order(nodes, by_name):

@@ -242,11 +242,6 @@ def register_kernel(op_type, device_types=("CPU",), kind=SYNC, host_memory=(), i
     return wrap
 
 
-def register_function_kernel(op_type, fn, device_types=("CPU",), **kw):
-    """A kernel that is one fixed callable (e.g. numpy.add), shared by every node."""
-    register_kernel(op_type, device_types, **kw)(lambda ctx: fn)
-
-
 def get_kernel_def(op_type, device_type):
     return _KERNELS.get((op_type, device_type))
 
@@ -258,16 +253,6 @@ def kernel_device_types(op_type):
 def kernel_defs(device_type):
     """{op type: KernelDef} of every kernel registered for `device_type`."""
     return {op: kdef for (op, dt), kdef in list(_KERNELS.items()) if dt == device_type}
-
-
-def copy_kernels(from_device, to_device, wrap=None, skip=()):
-    """Registers every `from_device` kernel for `to_device` too (optionally wrapped)."""
-    for (op, dt), kdef in list(_KERNELS.items()):
-        if dt != from_device or op in skip or (op, to_device) in _KERNELS or kdef.host_only:
-            continue
-        factory = kdef.factory if wrap is None else wrap(kdef)
-        _KERNELS[(op, to_device)] = KernelDef(op, to_device, factory, kdef.kind, kdef.host_memory,
-                                              kdef.inexpensive, kdef.fresh_outputs and wrap is None)
 
 
 # -- gradients -------------------------------------------------------------------

@@ -5,6 +5,7 @@
 convention). Their kernels belong to the runtime, which owns the step's
 rendezvous and call frame.
 """
+from ..framework.op_categories import CALL_FRAME_OPS, TRANSFER_OPS
 from ..framework.registry import not_differentiable, register_op
 from ..framework.tensor_shape import TensorShape
 
@@ -14,14 +15,9 @@ _TRANSFER_ATTRS = {"tensor_name": "", "send_device": "", "send_device_incarnatio
 register_op("_Send", ["tensor: T"], [], attrs=dict(_TRANSFER_ATTRS), is_stateful=True)
 register_op("_Recv", [], ["tensor: tensor_type"], attrs=dict(_TRANSFER_ATTRS), is_stateful=True,
             shape_fn=lambda ctx: TensorShape(None))
-register_op("_HostSend", ["tensor: T"], [], attrs=dict(_TRANSFER_ATTRS), is_stateful=True)
-register_op("_HostRecv", [], ["tensor: tensor_type"], attrs=dict(_TRANSFER_ATTRS), is_stateful=True,
-            shape_fn=lambda ctx: TensorShape(None))
 register_op("_Arg", [], ["output: T"], attrs={"index": 0}, is_stateful=True,
             shape_fn=lambda ctx: TensorShape(None))
 register_op("_Retval", ["input: T"], [], attrs={"index": 0}, is_stateful=True)
 
-TRANSFER_OPS = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv"})
-
-for _name in ("_Send", "_Recv", "_HostSend", "_HostRecv", "_Arg", "_Retval"):
+for _name in sorted(TRANSFER_OPS | CALL_FRAME_OPS):
     not_differentiable(_name)

@@ -7,12 +7,7 @@ this op a loop's Switch or a cond's, which while loop is it in, where do
 its outputs live.
 """
 
-SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
-MERGE_OPS = frozenset({"Merge", "RefMerge"})
-ENTER_OPS = frozenset({"Enter", "RefEnter"})
-EXIT_OPS = frozenset({"Exit", "RefExit"})
-NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
-CONTROL_FLOW_OPS = SWITCH_OPS | MERGE_OPS | ENTER_OPS | EXIT_OPS | NEXT_ITERATION_OPS | {"LoopCond"}
+from ..framework.op_categories import ENTER_OPS, EXIT_OPS, MERGE_OPS, SWITCH_OPS
 
 
 def is_switch(op):
@@ -29,14 +24,6 @@ def is_loop_enter(op):
 
 def is_loop_exit(op):
     return op.type in EXIT_OPS
-
-
-def is_next_iteration(op):
-    return op.type in NEXT_ITERATION_OPS
-
-
-def is_loop_cond(op):
-    return op.type == "LoopCond"
 
 
 def is_loop_constant_enter(op):

@@ -62,10 +62,6 @@ def _check_4(values, attr, op_type):
         raise ValueError(f"{op_type} requires the {attr} attribute to contain 4 values, but got: {len(values)}")
 
 
-def _dim(shape, i):
-    return shape[i] if shape.ndims is not None else None
-
-
 def _spatial(in_size, k, stride, padding):
     if in_size is None or k is None:
         return None

@@ -7,6 +7,7 @@
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.default_session import get_default_session
 from ..framework.graph import GraphKeys, Tensor, get_default_graph
 from ..framework.op_builder import convert_to_tensor, register_tensor_conversion_function
 from ..framework.tensor_shape import TensorShape
@@ -168,8 +169,7 @@ class Variable:
         return self._variable.eval(session=session)
 
     def load(self, value, session=None):
-        from ..client import session as session_lib
-        sess = session or session_lib.get_default_session()
+        sess = session or get_default_session()
         if sess is None:
             raise ValueError("Either session argument should be provided or default session should be established")
         sess.run(self._initializer_op, {self._initial_value: value})

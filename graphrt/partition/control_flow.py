@@ -33,12 +33,8 @@ import numpy as np
 from .. import errors
 from ..framework import dtypes
 from ..framework.graph_def import GraphDef, NodeDef
+from ..framework.op_categories import CONTROL_FLOW_OPS, ENTER_OPS, EXIT_OPS, NEXT_ITERATION_OPS, SWITCH_OPS
 
-ENTER_OPS = frozenset({"Enter", "RefEnter"})
-EXIT_OPS = frozenset({"Exit", "RefExit"})
-SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
-NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
-CONTROL_FLOW_OPS = ENTER_OPS | EXIT_OPS | SWITCH_OPS | NEXT_ITERATION_OPS | {"Merge", "RefMerge", "LoopCond"}
 CONTROL_LOOP_PREFIX = "_cloop"
 
 _EMPTY_FLOAT = np.zeros([0], dtype=np.float32)
@@ -47,10 +43,6 @@ _EMPTY_FLOAT.flags.writeable = False
 
 def has_control_flow(nodes):
     return any(n.op in CONTROL_FLOW_OPS for n in nodes)
-
-
-def is_control_loop_merge(node):
-    return node.op == "Merge" and node.name.startswith(CONTROL_LOOP_PREFIX)
 
 
 # -- frames ------------------------------------------------------------------------------

@@ -12,10 +12,7 @@ A violation is an InternalError that names both ends.
 import collections
 
 from .. import errors
-
-_SENDS = ("_Send", "_HostSend")
-_RECVS = ("_Recv", "_HostRecv")
-_NEXT_ITERATIONS = ("NextIteration", "RefNextIteration")
+from ..framework.op_categories import NEXT_ITERATION_OPS, RECV_OPS, SEND_OPS
 
 
 def _key(node):
@@ -35,9 +32,9 @@ def verify_partitions(partitions):
         for node in gd.node:
             if node.attrs.get("client_terminated"):
                 continue
-            if node.op in _SENDS:
+            if node.op in SEND_OPS:
                 sends[_key(node)].append((loc, node))
-            elif node.op in _RECVS:
+            elif node.op in RECV_OPS:
                 recvs[_key(node)].append((loc, node))
     for key, rs in recvs.items():
         ss = sends.get(key, [])
@@ -69,7 +66,7 @@ def _check_acyclic(partitions, sends, recvs):
     where = {}
     for loc, gd in partitions.items():
         names = {n.name for n in gd.node}
-        back_edge_srcs = {n.name for n in gd.node if n.op in _NEXT_ITERATIONS}
+        back_edge_srcs = {n.name for n in gd.node if n.op in NEXT_ITERATION_OPS}
         for node in gd.node:
             ident = (loc, node.name)
             where[ident] = node

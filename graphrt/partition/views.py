@@ -14,16 +14,14 @@ or, for the partitions a session actually runs:
 import shutil
 import subprocess
 
-from ..framework.device_spec import DeviceInfo, local_device_names, parse_device_count
+from ..framework.device_spec import DeviceInfo, canonical_name, local_device_names, parse_device_count
 from ..framework.graph_def import GraphDef
-from ..rendezvous import create_key
+from ..framework.op_categories import RECV_OPS, TRANSFER_OPS
+from ..framework.rendezvous_key import format_key
 from .partitioner import partition
 from .placer import place
 from .subgraph import build_client_graph
 from .verifier import verify_partitions
-
-_TRANSFER_OPS = ("_Send", "_Recv", "_HostSend", "_HostRecv")
-
 
 class PartitionView:
     """The placement and partitions of one graph, renderable as text, DOT or SVG."""
@@ -37,7 +35,7 @@ class PartitionView:
         self._incarnations = {}
         for gd in partitions.values():
             for n in gd.node:
-                if n.op in ("_Send", "_Recv"):
+                if n.op in TRANSFER_OPS:
                     self._incarnations[n.attrs["send_device"]] = int(n.attrs.get("send_device_incarnation", 0))
         names = sorted(partitions)
         self._prefix = _common_task_prefix(names)
@@ -47,7 +45,8 @@ class PartitionView:
             self._prefix) else device
 
     def key_of(self, t):
-        return create_key(t.send_device, self._incarnations.get(t.send_device, 0), t.recv_device, t.tensor_name)
+        return format_key(canonical_name(t.send_device), self._incarnations.get(t.send_device, 0),
+                          canonical_name(t.recv_device), t.tensor_name)
 
     # -- text -------------------------------------------------------------------------
     def text(self):
@@ -58,7 +57,7 @@ class PartitionView:
             lines.append(f"== {device}  ({len(nodes)} nodes)")
             rows = [("node", "op", "inputs", "placement")]
             for n in nodes:
-                if n.op in _TRANSFER_OPS:
+                if n.op in TRANSFER_OPS:
                     peer = n.attrs["recv_device"] if "Send" in n.op else n.attrs["send_device"]
                     arrow = "->" if "Send" in n.op else "<-"
                     why = f"{arrow} {self.short(peer)} {n.attrs['tensor_name']}"
@@ -94,7 +93,7 @@ class PartitionView:
                        f'fillcolor="{colors[i % len(colors)]}"; color="#888888";')
             names = {n.name for n in gd.node}
             for n in gd.node:
-                if n.op in _TRANSFER_OPS:
+                if n.op in TRANSFER_OPS:
                     label = f"{n.name}\\n{n.op} {n.attrs['tensor_name']}"
                     shape = ', shape=cds, fillcolor="#ffe0b2"'
                 else:
@@ -202,7 +201,7 @@ def _transfer_bytes(run_metadata):
     sizes = {}
     for dev in run_metadata.step_stats.dev_stats:
         for ns in dev.node_stats:
-            if ns.op in ("_Recv", "_HostRecv") and ns.output:
+            if ns.op in RECV_OPS and ns.output:
                 sizes[ns.node_name] = sum(o.requested_bytes for o in ns.output)
     return sizes
 

@@ -23,6 +23,7 @@ import re
 
 from ..errors import InvalidArgumentError
 from ..framework.device_spec import DeviceSpec, parse_full_name
+from ..framework.rendezvous_key import key_prefix
 
 __all__ = ["ParsedKey", "create_key", "parse_key"]
 
@@ -135,7 +136,7 @@ class _Channel:
         self.src_incarnation = src_incarnation
         self.dst_device = dst_device
         self.edge_name = edge_name
-        self.prefix = f"{src_device};{src_incarnation:016x};{dst_device};{edge_name};"
+        self.prefix = key_prefix(src_device, src_incarnation, dst_device, edge_name)
 
 
 _set = object.__setattr__

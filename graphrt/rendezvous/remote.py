@@ -56,9 +56,6 @@ class RemoteRendezvous(Rendezvous):
         self._completed = set()  # remote keys received this step
         self._abort_error = None
 
-    def is_local(self, device_name):
-        return device_name.startswith(self._prefix)
-
     # -- the contract ---------------------------------------------------------------
     def send(self, key, value, is_dead=False):
         if not key.src_device.startswith(self._prefix):

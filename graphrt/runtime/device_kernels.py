@@ -56,6 +56,7 @@ import numpy as np
 
 from ..executor import COMPLETE, DeviceTensor, Event, is_dma_safe
 from ..framework import registry
+from ..framework.op_categories import CALL_FRAME_OPS, ENTER_OPS, EXIT_OPS, MERGE_OPS, NEXT_ITERATION_OPS, TRANSFER_OPS
 from ..framework.registry import ASYNC, STEP, SYNC
 from ..ops.state_ops import VariableState
 from . import memory_stats, step_stats
@@ -66,13 +67,10 @@ from .graph_executor import run_device_callback
 # metadata), belong to the step's rendezvous, or only pass their input
 # tensors on (TF forwards the buffer: the output is the same immutable
 # device tensor, with the same ready event).
-_AS_IS = frozenset({"VariableV2", "NoOp", "Shape", "Size", "Rank", "IsVariableInitialized", "_Send", "_Recv",
-                    "Identity", "Snapshot", "StopGradient", "PreventGradient", "PlaceholderWithDefault",
-                    "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "Merge",
-                    "RefMerge", "ControlTrigger"})
-_TRANSFER_OPS = ("_Send", "_Recv")
-# The step's call frame lives on the client CPU device only.
-_HOST_ONLY = frozenset({"_Arg", "_Retval"})
+_AS_IS = (frozenset({"VariableV2", "NoOp", "Shape", "Size", "Rank", "IsVariableInitialized", "Identity", "Snapshot",
+                     "StopGradient", "PreventGradient", "PlaceholderWithDefault", "ControlTrigger"})
+          | TRANSFER_OPS | ENTER_OPS | EXIT_OPS | NEXT_ITERATION_OPS | MERGE_OPS)
+# The step's call frame (CALL_FRAME_OPS) lives on the client CPU device only.
 
 
 class StreamTensor(DeviceTensor):
@@ -150,11 +148,11 @@ def register_device_kernels(device_type, source_type="CPU"):
     """
     with _lock:
         sources = registry.kernel_defs(source_type)
-        for op in _TRANSFER_OPS:  # the step's rendezvous: the host kernels, which copy on receipt
+        for op in sorted(TRANSFER_OPS):  # the step's rendezvous: the host kernels, which copy on receipt
             if op not in sources and registry.get_kernel_def(op, "CPU") is not None:
                 sources[op] = registry.get_kernel_def(op, "CPU")
         for op, kdef in sources.items():
-            if op in _HOST_ONLY or kdef.host_only or (device_type, op) in _sources:
+            if op in CALL_FRAME_OPS or kdef.host_only or (device_type, op) in _sources:
                 continue
             existing = registry.get_kernel_def(op, device_type)
             if existing is not None and existing is not kdef and source_type != device_type:

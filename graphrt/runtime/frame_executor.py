@@ -39,6 +39,8 @@ import functools
 import hashlib
 
 from .. import errors
+from ..framework.op_categories import (CONTROL_FLOW_OPS, ENTER_OPS, EXIT_OPS, MERGE_OPS, NEXT_ITERATION_OPS,
+                                       RECV_OPS, SWITCH_OPS, TRANSFER_OPS)
 from ..framework.registry import ASYNC, SYNC
 from ..partition import control_flow
 from . import graph_executor
@@ -46,19 +48,17 @@ from .graph_executor import _now_ns, _Run
 from .step import FrameStep
 
 NORMAL, ENTER, EXIT, NEXT_ITERATION = 0, 1, 2, 3
-_CF_KIND = {"Enter": ENTER, "RefEnter": ENTER, "Exit": EXIT, "RefExit": EXIT,
-            "NextIteration": NEXT_ITERATION, "RefNextIteration": NEXT_ITERATION}
-_TRANSFER_OPS = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv"})
-_MERGE_OPS = frozenset({"Merge", "RefMerge"})
-_MAY_EMIT_NONE = frozenset({"Switch", "RefSwitch", "_Recv", "_HostRecv"})  # their None output is a dead one
+_CF_KIND = {**dict.fromkeys(ENTER_OPS, ENTER), **dict.fromkeys(EXIT_OPS, EXIT),
+            **dict.fromkeys(NEXT_ITERATION_OPS, NEXT_ITERATION)}
+_MAY_EMIT_NONE = SWITCH_OPS | RECV_OPS  # their None output is a dead one
 
 
 def needs_frames(nodes):
     """Frames are needed for control-flow ops, and for a `_Recv` that may bring a dead tensor."""
     for n in nodes:
-        if n.op in control_flow.CONTROL_FLOW_OPS:
+        if n.op in CONTROL_FLOW_OPS:
             return True
-        if n.op in ("_Recv", "_HostRecv") and n.attrs.get("_may_be_dead"):
+        if n.op in RECV_OPS and n.attrs.get("_may_be_dead"):
             return True
     return False
 
@@ -113,8 +113,8 @@ def prepare(ex, srcs, data_in, ctrl_in):
         it.fnones = (None,) * n_data
         sf.num_slots += n_data
         it.cf = _CF_KIND.get(it.op, NORMAL)
-        it.is_merge = it.op in _MERGE_OPS
-        it.is_transfer = it.op in _TRANSFER_OPS
+        it.is_merge = it.op in MERGE_OPS
+        it.is_transfer = it.op in TRANSFER_OPS
         it.is_trigger = it.op == "ControlTrigger"
         it.is_retval = it.op == "_Retval"
         it.is_const_enter = it.cf == ENTER and bool(it.node.attrs.get("is_constant"))

@@ -4,6 +4,8 @@ per device with an allocator (SIM, GPU), its memory over the step."""
 import threading
 import time
 
+from ..framework.op_categories import RECV_OPS, SEND_OPS
+
 
 class NodeOutput:
     __slots__ = ("slot", "dtype", "shape", "requested_bytes")
@@ -138,9 +140,9 @@ def now_micros():
 
 def label(node, input_names=None):
     """TF's timeline label: `name = Op(in1, in2)`; transfers say where to/from."""
-    if node.op in ("_Send", "_HostSend"):
+    if node.op in SEND_OPS:
         return f"{node.name} = {node.op}({node.attrs.get('tensor_name')} @{node.attrs.get('recv_device')})"
-    if node.op in ("_Recv", "_HostRecv"):
+    if node.op in RECV_OPS:
         return f"{node.name} = {node.op}({node.attrs.get('tensor_name')} @{node.attrs.get('send_device')})"
     inputs = input_names if input_names is not None else node.data_inputs()
     return f"{node.name} = {node.op}({', '.join(inputs)})"

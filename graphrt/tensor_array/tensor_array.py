@@ -256,8 +256,3 @@ class TensorArray:
     def close(self, name=None):
         """Frees the elements; later ops on this array fail."""
         return apply_op("TensorArrayCloseV3", [self._handle], name=name)
-
-
-def tensor_array_like(template, flow):
-    """`template` over a new flow: how while_loop and cond rebuild an array they carried as its flow."""
-    return template._with_flow(flow)

@@ -9,36 +9,38 @@ gradient from each worker); `--mode async` lets each worker update the
 variables on its own; `--mode ssp` is async with graphrt's
 `StalenessBoundHook` (no worker starts a step more than `--staleness`
 steps ahead of the slowest). `--slow-sleep S` makes worker 1 sleep S
-seconds after each step (a slower machine). The model is a linear regression, each worker
-reading its own shard of the data. Each worker prints its progress and,
-at the end, one JSON line; the launcher stops every process it started.
+seconds after each step (a slower machine). The model is a softmax
+regression on the UCI handwritten digits (samples/data, the data of
+samples/model_parallel_mlp.py), each worker training on its own shard of
+the training set. Each worker prints its progress and, at the end, its
+test accuracy and one JSON line; the launcher stops every process it
+started.
 
-    python samples/ps_training.py [--mode sync|async|ssp] [--last-step 40] [--staleness 3] [--slow-sleep 0]
+    python samples/parameter_server.py [--mode sync|async|ssp] [--last-step 40] [--staleness 3] [--slow-sleep 0]
 """
 import argparse
 import json
 import os
 import selectors
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-import numpy as np
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 import graphrt as tf  # noqa: E402
+from datasets import digits  # noqa: E402
 
-FEATURES = 8
-TRUE_W = np.linspace(-1.0, 1.0, FEATURES).astype(np.float32)
+FEATURES, CLASSES = 64, 10
 
 
-def shard(task, n=256):
-    """This worker's data: y = x . TRUE_W + noise, a different sample per task."""
-    rng = np.random.default_rng(100 + task)
-    x = rng.normal(size=(n, FEATURES)).astype(np.float32)
-    return x, (x @ TRUE_W + 0.01 * rng.normal(size=n)).astype(np.float32)
+def shard(task, num_workers):
+    """This worker's training examples (every num_workers-th, from its index) and the whole test set."""
+    x_train, y_train, x_test, y_test = digits()
+    return x_train[task::num_workers], y_train[task::num_workers], x_test, y_test
 
 
 class SleepHook(tf.train.SessionRunHook):
@@ -59,17 +61,20 @@ class SessionCounter(tf.train.SessionRunHook):
 
 
 def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoint_dir=None, bind="127.0.0.1",
-          sleep=0.0, batch=32):
+          sleep=0.0, batch=32, learning_rate=0.5):
     server = tf.train.Server(cluster, "worker", task, bind_address=bind)
     is_chief = task == 0
-    x_all, y_all = shard(task)
+    x_all, y_all, x_test, y_test = shard(task, cluster.num_tasks("worker"))
     with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device=f"/job:worker/task:{task}")):
         gs = tf.train.get_or_create_global_step()
-        x = tf.placeholder(tf.float32, [None, FEATURES])
-        y = tf.placeholder(tf.float32, [None])
-        w = tf.Variable(tf.zeros([FEATURES]), name="w")
-        loss = tf.reduce_mean(tf.square(tf.reduce_sum(x * w, axis=1) - y))
-        opt = tf.train.GradientDescentOptimizer(0.1)
+        x = tf.placeholder(tf.float32, [None, FEATURES], name="x")
+        y = tf.placeholder(tf.int64, [None], name="y")
+        w = tf.Variable(tf.zeros([FEATURES, CLASSES]), name="w")
+        b = tf.Variable(tf.zeros([CLASSES]), name="b")
+        logits = tf.matmul(x, w) + b
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32))
+        opt = tf.train.GradientDescentOptimizer(learning_rate)
         hooks = [tf.train.StopAtStepHook(last_step=last_step)]
         if mode == "sync":
             n = cluster.num_tasks("worker")
@@ -85,7 +90,8 @@ def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoin
         hooks.append(SleepHook(slow_sleep))
     if sleep:
         hooks.append(SleepHook(sleep))
-    final = tf.train.FinalOpsHook([w, gs])  # read when the session ends
+    # the test accuracy of the trained (shared) weights, read when the session ends
+    final = tf.train.FinalOpsHook([accuracy, gs], final_ops_feed_dict={x: x_test, y: y_test})
     counter = SessionCounter()
     hooks += [final, counter]
     runs, first_loss, last_loss, started, curve = 0, None, None, None, []
@@ -104,10 +110,12 @@ def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoin
             if runs % 10 == 0:
                 print(f"worker {task}: run {runs} global step {step} loss {value:.4f}", flush=True)
     elapsed = time.monotonic() - started
-    final_w, final_step = final.final_ops_values
+    test_accuracy, final_step = final.final_ops_values
+    print(f"worker {task}: done after {runs} runs, global step {final_step}, loss {last_loss:.4f}, "
+          f"test accuracy {test_accuracy:.3f}", flush=True)
     print(json.dumps({"task": task, "mode": mode, "runs": runs, "global_step": int(final_step),
                       "first_loss": float(first_loss), "last_loss": float(last_loss),
-                      "w_error": float(np.abs(final_w - TRUE_W).max()),
+                      "test_accuracy": float(test_accuracy),
                       "runs_per_sec": runs / elapsed if elapsed > 0 else None,
                       "max_gap": ssp.max_gap if ssp else None, "sessions": counter.sessions,
                       "loss_curve": curve}), flush=True)
@@ -120,7 +128,7 @@ def serve_ps(cluster, task=0, bind="127.0.0.1"):
     server.join()
 
 
-def launch(mode, last_step, staleness=3, slow_sleep=0.0, timeout=300):
+def launch(mode, last_step, staleness=3, slow_sleep=0.0, sleep=0.0, checkpoint_dir=None, timeout=300):
     """Starts 1 ps + 2 workers, streams their output, returns the workers' JSON results."""
     from graphrt.distributed.cluster import free_port
     ports = []
@@ -129,7 +137,7 @@ def launch(mode, last_step, staleness=3, slow_sleep=0.0, timeout=300):
         if p not in ports:
             ports.append(p)
     cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
-    workdir = tempfile.mkdtemp(prefix="ps_training-")
+    workdir = tempfile.mkdtemp(prefix="parameter_server-")
     cluster_file = os.path.join(workdir, "cluster.json")
     with open(cluster_file, "w") as f:
         json.dump(cluster, f)
@@ -139,7 +147,8 @@ def launch(mode, last_step, staleness=3, slow_sleep=0.0, timeout=300):
         def spawn(job, task):
             proc = subprocess.Popen([sys.executable, me, "--cluster", cluster_file, "--job", job, "--task", str(task),
                                      "--mode", mode, "--last-step", str(last_step), "--staleness", str(staleness),
-                                     "--slow-sleep", str(slow_sleep)], stdout=subprocess.PIPE,
+                                     "--slow-sleep", str(slow_sleep), "--sleep", str(sleep)]
+                                    + (["--checkpoint-dir", checkpoint_dir] if checkpoint_dir else []), stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
             procs.append(proc)
             return proc
@@ -174,6 +183,7 @@ def launch(mode, last_step, staleness=3, slow_sleep=0.0, timeout=300):
                 os.killpg(proc.pid, 9)
             proc.wait(10)
             proc.stdout.close()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main():
@@ -209,7 +219,8 @@ def main():
         train(cluster, args.task, args.mode, args.last_step, args.staleness, args.slow_sleep, args.checkpoint_dir,
               args.bind, args.sleep)
     else:
-        for result in launch(args.mode, args.last_step, args.staleness, args.slow_sleep):
+        for result in launch(args.mode, args.last_step, args.staleness, args.slow_sleep, args.sleep,
+                             args.checkpoint_dir):
             result.pop("loss_curve")
             print(json.dumps(result))
 

@@ -1,0 +1,154 @@
+"""The layering of docs/architecture.md ("Layers"), kept by a test.
+
+Every module under graphrt/ is parsed (nothing is imported) and each of its
+imports of another part of graphrt, at module level or inside a function, is
+checked against MAY_IMPORT: a part may import what it lists and, through
+them, everything those list. A part is a top-level package or module of
+graphrt (`framework`, `runtime`, `nn`, ...).
+"""
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "graphrt"
+
+# Each part and the parts directly below it (the table of docs/architecture.md, section 2).
+MAY_IMPORT = {
+    "errors": set(),
+    "logging": set(),
+    "compat": set(),
+    "gfile": {"errors"},
+    "framework": {"errors", "logging", "compat"},
+    "ops": {"framework"},
+    # gradients.py offers checkpointed gradients from recompute/, which differentiates with gradients.py.
+    "gradients": {"ops", "recompute"},
+    "recompute": {"gradients"},
+    "partition": {"framework"},
+    "rendezvous": {"framework"},
+    "executor": {"errors"},
+    "transfer": {"executor"},
+    "runtime": {"ops", "partition", "rendezvous", "transfer", "logging"},
+    # Larger TF1 APIs built from ops; they may use each other.
+    "tensor_array": {"ops", "gradients"},
+    "candidate_sampling": {"ops", "gradients"},
+    "depthwise": {"ops", "gradients", "layers"},
+    "layers": {"ops", "gradients", "depthwise"},
+    "losses": {"ops", "gradients"},
+    "rnn": {"ops", "gradients", "tensor_array", "layers"},
+    "memory_stats": {"ops"},
+    # tf.data kernels call graph functions through runtime/functions.py (imported when a kernel is built).
+    "data": {"ops", "gradients", "runtime"},
+    # Summary ops, and the event writer (which writes a RunMetadata: client/run_metadata.py).
+    "summary": {"ops", "runtime", "client"},
+    # Queues are device resources whose waits end with the step (runtime's abort callbacks).
+    "data_flow": {"ops", "runtime", "summary"},
+    "image": {"ops", "runtime"},
+    "client": {"runtime", "executor"},
+    "distributed": {"client"},
+    "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed"},
+    "distribute": {"distributed", "gradients", "recompute", "train"},
+    # The API on top: graphrt/__init__.py, nn.py, math.py, ..., cli.py, contrib/.
+    **{api: {"*"} for api in ("__init__", "nn", "math", "linalg", "random", "initializers", "debugging", "io",
+                              "cli", "contrib")},
+}
+
+# Imports that still cross the layers upward, each until an issue-10 item removes it:
+# (importing module, imported part) -> why, and what removes it.
+KNOWN_VIOLATIONS = {
+    ("graphrt/client/session.py", "distributed"):
+        "Session.__new__ returns a MasterSession for a zmq:// target; removed by issue 10 item 2 "
+        "(a session front end with a backend per target scheme, chosen from a table).",
+    ("graphrt/framework/indexed_slices.py", "ops"):
+        "IndexedSlices.__neg__ builds a Neg op (as TF's does); removed by issue 10 item 4.",
+    ("graphrt/summary/reader.py", "train"):
+        "the event-file reader checks records with train/crc32c.py; removed by issue 10 item 4 "
+        "(crc32c moves below both, into a utility module).",
+}
+
+
+def _part(module):
+    """'graphrt.runtime.step' -> 'runtime'; 'graphrt' -> '__init__'."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(path, root):
+    """(line, imported graphrt module) of every import in the file at `path`."""
+    rel = path.relative_to(root.parent).with_suffix("").parts
+    package = list(rel[:-1])  # the package a relative import starts from (also for an __init__.py)
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                if node.module:
+                    out.append((node.lineno, ".".join(base + [node.module])))
+                else:  # `from .. import errors`: each name is a module
+                    out.extend((node.lineno, ".".join(base + [a.name])) for a in node.names)
+            elif node.module and node.module.split(".")[0] == "graphrt":
+                if node.module == "graphrt":
+                    out.extend((node.lineno, f"graphrt.{a.name}") for a in node.names)
+                else:
+                    out.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "graphrt")
+    return out
+
+
+def _reachable(part):
+    seen, todo = set(), [part]
+    while todo:
+        for below in MAY_IMPORT.get(todo.pop(), ()):
+            if below not in seen:
+                seen.add(below)
+                todo.append(below)
+    return seen
+
+
+def layer_violations(root=ROOT):
+    """{(module path, imported part): [lines]} for every import a part's layer does not allow."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent)
+        part = _part(".".join(rel.with_suffix("").parts))
+        allowed = _reachable(part)
+        if "*" in allowed:
+            continue
+        for line, module in _imports(path, root):
+            target = _part(module)
+            if target == part or target in allowed:
+                continue
+            found.setdefault((rel.as_posix(), target), []).append(line)
+    return found
+
+
+def test_every_part_has_a_layer():
+    parts = {_part(".".join(p.relative_to(ROOT.parent).with_suffix("").parts)) for p in ROOT.rglob("*.py")}
+    assert parts - set(MAY_IMPORT) == set()
+
+
+def test_no_import_reaches_up_a_layer():
+    new = {k: lines for k, lines in layer_violations().items() if k not in KNOWN_VIOLATIONS}
+    assert new == {}, "imports of a higher layer (see docs/architecture.md, Layers): " + ", ".join(
+        f"{path}:{lines} imports graphrt.{part}" for (path, part), lines in sorted(new.items()))
+
+
+def test_known_violations_are_still_there():
+    """An entry that no longer happens is removed from the list, so the list only shrinks."""
+    gone = set(KNOWN_VIOLATIONS) - set(layer_violations())
+    assert gone == set(), f"fixed, so delete from KNOWN_VIOLATIONS: {sorted(gone)}"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from ..client import session\n", ("graphrt/framework/planted.py", "client")),
+    ("def f():\n    from graphrt.runtime import step\n", ("graphrt/framework/planted.py", "runtime")),
+    ("import graphrt.distributed.master\n", ("graphrt/framework/planted.py", "distributed")),
+    ("from .. import ops\n", ("graphrt/framework/planted.py", "ops")),
+])
+def test_a_planted_upward_import_is_found(tmp_path, source, expected):
+    tree = tmp_path / "graphrt"
+    (tree / "framework").mkdir(parents=True)
+    (tree / "framework" / "planted.py").write_text(source)
+    (tree / "framework" / "fine.py").write_text("from .. import errors\nfrom . import dtypes\n")
+    assert layer_violations(tree) == {expected: [source.count("\n")]}
