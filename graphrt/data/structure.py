@@ -8,6 +8,7 @@ are structures. Dicts flatten in sorted key order.
 from ..framework import dtypes as dtypes_lib
 from ..framework.graph import Tensor
 from ..framework.tensor_shape import TensorShape, as_shape
+from ..ops import nest
 
 
 class Spec:
@@ -37,42 +38,12 @@ def is_structure(value):
     return isinstance(value, (tuple, dict))
 
 
-def _children(value):
-    if isinstance(value, dict):
-        return [value[k] for k in sorted(value)]
-    return list(value)
-
-
 def flatten(structure):
-    if not is_structure(structure):
-        return [structure]
-    out = []
-    for child in _children(structure):
-        out.extend(flatten(child))
-    return out
-
-
-def _pack(structure, flat, index):
-    if not is_structure(structure):
-        return flat[index], index + 1
-    packed = []
-    for child in _children(structure):
-        value, index = _pack(child, flat, index)
-        packed.append(value)
-    if isinstance(structure, dict):
-        return type(structure)(zip(sorted(structure), packed)), index
-    if hasattr(structure, "_fields"):
-        return type(structure)(*packed), index
-    return tuple(packed), index
+    return nest.flatten(structure, is_structure)
 
 
 def pack_as(structure, flat):
-    flat = list(flat)
-    n = len(flatten(structure))
-    if n != len(flat):
-        raise ValueError(f"Could not pack sequence. Structure had {n} elements, but flat_sequence had "
-                         f"{len(flat)} elements.")
-    return _pack(structure, flat, 0)[0]
+    return nest.pack_sequence_as(structure, flat, is_structure)
 
 
 def map_structure(fn, *structures):
@@ -92,7 +63,7 @@ def assert_same_structure(a, b):
                         f"{type(b).__name__}")
     if isinstance(a, dict) and sorted(a) != sorted(b):
         raise ValueError(f"The two dictionaries don't have the same set of keys: {sorted(a)} vs {sorted(b)}")
-    ca, cb = _children(a), _children(b)
+    ca, cb = nest.children(a), nest.children(b)
     if len(ca) != len(cb):
         raise ValueError(f"The two structures don't have the same number of elements: {len(ca)} vs {len(cb)}")
     for x, y in zip(ca, cb):

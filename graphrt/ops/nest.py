@@ -12,27 +12,29 @@ def is_sequence(value):
     return isinstance(value, (list, tuple, dict))
 
 
-def _children(value):
+def children(value):
     if isinstance(value, dict):
         return [value[k] for k in sorted(value)]
     return list(value)
 
 
-def flatten(structure):
-    if not is_sequence(structure):
+def flatten(structure, is_structure=is_sequence):
+    """The leaves in order. `is_structure` says what nests (tf.data passes its own
+    rule, under which a list is one component)."""
+    if not is_structure(structure):
         return [structure]
     out = []
-    for child in _children(structure):
-        out.extend(flatten(child))
+    for child in children(structure):
+        out.extend(flatten(child, is_structure))
     return out
 
 
-def _pack(structure, flat, index):
-    if not is_sequence(structure):
+def _pack(structure, flat, index, is_structure=is_sequence):
+    if not is_structure(structure):
         return flat[index], index + 1
     packed = []
-    for child in _children(structure):
-        value, index = _pack(child, flat, index)
+    for child in children(structure):
+        value, index = _pack(child, flat, index, is_structure)
         packed.append(value)
     if isinstance(structure, dict):
         items = list(zip(sorted(structure), packed))
@@ -45,13 +47,13 @@ def _pack(structure, flat, index):
     return type(structure)(packed), index
 
 
-def pack_sequence_as(structure, flat_sequence):
+def pack_sequence_as(structure, flat_sequence, is_structure=is_sequence):
     flat_sequence = list(flat_sequence)
-    n = len(flatten(structure))
+    n = len(flatten(structure, is_structure))
     if n != len(flat_sequence):
         raise ValueError(f"Could not pack sequence. Structure had {n} elements, but flat_sequence had "
                          f"{len(flat_sequence)} elements.")
-    return _pack(structure, flat_sequence, 0)[0]
+    return _pack(structure, flat_sequence, 0, is_structure)[0]
 
 
 def map_structure(fn, structure):
@@ -73,5 +75,5 @@ def assert_same_structure(a, b):
     if len(a) != len(b):
         raise ValueError(f"The two structures don't have the same number of elements: {len(a)} and {len(b)}.\n\n"
                          f"First structure: {a!r}\n\nSecond structure: {b!r}")
-    for x, y in zip(_children(a), _children(b)):
+    for x, y in zip(children(a), children(b)):
         assert_same_structure(x, y)

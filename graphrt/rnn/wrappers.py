@@ -69,14 +69,10 @@ def _dropout_mask(filter_fn, value):
     if isinstance(decision, bool):
         if not decision or not nest.is_sequence(value):
             return nest.map_structure(lambda _: decision, value)
-        return nest.pack_sequence_as(value, [_dropout_mask(filter_fn, v) for v in _children(value)])
+        return nest.pack_sequence_as(value, [_dropout_mask(filter_fn, v) for v in nest.children(value)])
     children = [_dropout_mask(filter_fn, v) if d else nest.map_structure(lambda _: False, v)
-                for v, d in zip(_children(value), _children(decision))]
+                for v, d in zip(nest.children(value), nest.children(decision))]
     return nest.pack_sequence_as(value, nest.flatten(children))
-
-
-def _children(value):
-    return [value[k] for k in sorted(value)] if isinstance(value, dict) else list(value)
 
 
 class DropoutWrapper(RNNCellWrapper):
