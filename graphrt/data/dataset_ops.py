@@ -37,7 +37,7 @@ def _normalize(element):
     return structure.pack_as(element, tensors)
 
 
-class Dataset:
+class Dataset(structure.HasElementSpec):
     """A dataset in the graph: `_variant_tensor` and the Spec structure `_specs`."""
 
     def __init__(self, variant_tensor, specs):
@@ -52,21 +52,6 @@ class Dataset:
         return self._variant_tensor.graph
 
     # -- structure -----------------------------------------------------------------------
-    @property
-    def output_types(self):
-        return structure.types(self._specs)
-
-    @property
-    def output_shapes(self):
-        return structure.shapes(self._specs)
-
-    @property
-    def output_classes(self):
-        return structure.classes(self._specs)
-
-    @property
-    def element_spec(self):
-        return self._specs
 
     def _struct_attrs(self, specs=None):
         specs = self._specs if specs is None else specs

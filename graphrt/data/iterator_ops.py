@@ -10,7 +10,7 @@ from . import structure
 from .dataset_ops import Dataset, _create
 
 
-class Iterator:
+class Iterator(structure.HasElementSpec):
     """Elements of a dataset, one `get_next()` run at a time."""
 
     def __init__(self, iterator_resource, initializer, specs):
@@ -76,23 +76,6 @@ class Iterator:
         """A string naming this iterator, to feed an iterator made by from_string_handle."""
         op = _create("IteratorToStringHandle", [self._iterator_resource], {}, name or "IteratorToStringHandle")
         return op.outputs[0]
-
-    # -- structure ------------------------------------------------------------------------------
-    @property
-    def output_types(self):
-        return structure.types(self._specs)
-
-    @property
-    def output_shapes(self):
-        return structure.shapes(self._specs)
-
-    @property
-    def output_classes(self):
-        return structure.classes(self._specs)
-
-    @property
-    def element_spec(self):
-        return self._specs
 
     def __repr__(self):
         return f"<Iterator {self._iterator_resource.op.name} element_spec={self._specs!r}>"

@@ -38,6 +38,26 @@ def is_structure(value):
     return isinstance(value, (tuple, dict))
 
 
+class HasElementSpec:
+    """TF1's element properties, for datasets and iterators (both hold `_specs`)."""
+
+    @property
+    def output_types(self):
+        return types(self._specs)
+
+    @property
+    def output_shapes(self):
+        return shapes(self._specs)
+
+    @property
+    def output_classes(self):
+        return classes(self._specs)
+
+    @property
+    def element_spec(self):
+        return self._specs
+
+
 def flatten(structure):
     return nest.flatten(structure, is_structure)
 
