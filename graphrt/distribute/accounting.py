@@ -59,7 +59,7 @@ def bytes_sent(run_metadata, devices=None):
     for t in transfers(run_metadata):
         if _matches(t.send_device, wanted) and _matches(t.recv_device, wanted):
             out[t.send_device] += t.nbytes
-    return dict(out)
+    return dict(sorted(out.items()))  # by device name: the same order whichever device finished first
 
 
 def messages_sent(run_metadata, devices=None):
@@ -69,7 +69,7 @@ def messages_sent(run_metadata, devices=None):
     for t in transfers(run_metadata):
         if _matches(t.send_device, wanted) and _matches(t.recv_device, wanted):
             out[t.send_device] += 1
-    return dict(out)
+    return dict(sorted(out.items()))
 
 
 Memory = collections.namedtuple("Memory", "peak_bytes bytes_in_use live_bytes")
@@ -86,7 +86,7 @@ def device_memory(run_metadata):
             out[dev.device] = Memory(sum(m.peak_bytes for m in dev.memory),
                                      sum(m.allocator_bytes_in_use for m in dev.memory),
                                      sum(m.live_bytes for m in dev.memory))
-    return out
+    return dict(sorted(out.items()))
 
 
 def step_time_micros(run_metadata):
