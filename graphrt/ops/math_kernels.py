@@ -367,6 +367,9 @@ def _cast(ctx):
     return lambda x: x.astype(target)
 
 
+_MANY_SCALARS = 16  # AddN inputs from which one numpy call beats a Python loop over numpy scalars
+
+
 @register_kernel("AddN", ALL_DEVICES, fresh_outputs=True)
 def _add_n(ctx):
     xp = ctx.xp
@@ -379,8 +382,11 @@ def _add_n(ctx):
             t = type(total)
             if t in scalars:
                 # 0-d inputs (all of one dtype, as AddN requires): summed in
-                # order as numpy scalars, the same float32 roundings as the
-                # loop below without a ufunc call per input
+                # order, the same roundings (float32 stays float32, ints wrap)
+                # as the loop below without a ufunc call per input; many as
+                # one running sum over an array, few as numpy scalars
+                if len(xs) > _MANY_SCALARS:
+                    return np.add.accumulate(np.fromiter(xs, t, len(xs)), dtype=t)[-1]
                 for x in xs[1:]:
                     total = total + (x if type(x) is t else x[()])
                 return total

@@ -23,7 +23,8 @@ import operator
 import numpy as np
 
 from .. import errors
-from ..framework.registry import ASYNC, STEP
+from ..framework.registry import ASYNC, STEP, KernelContext
+from . import common_subexpressions
 from . import graph_executor as ge
 
 ENABLED = True  # tests turn it off to compare against the dataflow executor
@@ -39,13 +40,12 @@ class Entry:
 
 
 def compile_schedule(ex):
-    """The entries of `ex` (a GraphExecutor) in run order, or None when the
+    """The schedule of `ex` (a GraphExecutor) in run order, or None when the
     partition needs the dataflow executor."""
     if not ENABLED or ex.uses_frames or any(it.kind == ASYNC for it in ex.items):
         return None
     items = ex.items
-    order = _dataflow_order(ex)
-    # a register for each output that someone reads; inputs by register
+    # a register for each output; inputs by register
     reg_of = {}
     for it in items:
         for k in range(it.n_out):
@@ -58,31 +58,49 @@ def compile_schedule(ex):
         else:
             for slot, k in it.routes:
                 slot_source[slot] = reg_of[(it.id, k)]
+    plan = [(items[i], tuple(slot_source[slot] for slot in range(items[i].start, items[i].end)))
+            for i in _dataflow_order(ex)]
+    entries = _entries(plan, reg_of)
+    shared = common_subexpressions.eliminate(plan, reg_of)
+    fast = entries if shared is None else _entries(shared, reg_of)
+    return Schedule(entries, fast, len(reg_of))
+
+
+def _entries(plan, reg_of):
+    """Entries for `plan` ((node, input registers) in run order): each frees the
+    registers it reads for the last time and keeps only outputs someone reads."""
     last_use = {}
-    for pos, i in enumerate(order):
-        it = items[i]
-        for slot in range(it.start, it.end):
-            last_use[slot_source[slot]] = pos
+    reads = collections.Counter()
+    for pos, (it, ins) in enumerate(plan):
+        for r in ins:
+            last_use[r] = pos
+            reads[r] += 1
     frees_at = collections.defaultdict(list)
     for reg, pos in last_use.items():
         frees_at[pos].append(reg)
     entries = []
-    for pos, i in enumerate(order):
-        it = items[i]
+    for pos, (it, ins) in enumerate(plan):
         e = Entry()
         e.it = it
         e.fn = it.fn
+        shared_inputs = {p for p in it.forwardable if reads[ins[p]] > 1}
+        if shared_inputs:
+            # common subexpression elimination gave this input other readers:
+            # a kernel built to overwrite it must not
+            ctx = it.ctx
+            e.fn = ge.make_kernel(it, it.kdef, KernelContext(
+                it.node, ctx.input_dtypes, ctx.output_dtypes, ctx.device, ctx.xp, it.forwardable - shared_inputs))[0]
         e.step_kind = it.kind == STEP
-        e.ins = tuple(slot_source[slot] for slot in range(it.start, it.end))
-        e.n_in = len(e.ins)
-        e.get = operator.itemgetter(*e.ins) if e.ins else None
+        e.ins = ins
+        e.n_in = len(ins)
+        e.get = operator.itemgetter(*ins) if ins else None
         e.deref = it.deref
         # outputs nobody reads are not kept
         e.outs = tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out) if reg_of[(it.id, k)] in last_use)
         e.out = e.outs[0][1] if it.n_out == 1 and e.outs else -1
         e.frees = tuple(sorted(frees_at.get(pos, ())))
         entries.append(e)
-    return Schedule(entries, len(reg_of))
+    return entries
 
 
 def _dataflow_order(ex):
@@ -104,25 +122,30 @@ def _dataflow_order(ex):
 
 
 class Schedule:
-    """The entries, and `flat`: per entry (kernel, mode, input getter, registers
-    to free, output register) where mode 0/1/2 is a plain kernel of 0/1/more
-    inputs and 3 one that needs the step or reads a variable; the output
-    register is -1 when nobody reads the output, _MULTI for several outputs."""
+    """`entries`, every kernel of the partition, for timed runs (step stats,
+    profiling: the same nodes as the dataflow executor); `fast`, the entries
+    less common subexpressions, for the others; and `flat`: per fast entry
+    (kernel, mode, input getter, registers to free, output register) where
+    mode 0/1/2 is a plain kernel of 0/1/more inputs and 3 one that needs the
+    step or reads a variable; the output register is -1 when nobody reads the
+    output, _MULTI for several outputs."""
 
-    __slots__ = ("entries", "num_registers", "flat")
+    __slots__ = ("entries", "fast", "num_registers", "flat")
 
-    def __init__(self, entries, num_registers):
+    def __init__(self, entries, fast, num_registers):
         self.entries = entries
+        self.fast = fast
         self.num_registers = num_registers
         flat = []
-        for e in entries:
+        for e in fast:
             mode = 3 if (e.step_kind or e.deref) else min(e.n_in, 2)
             out_reg = e.out if e.it.n_out == 1 else (_MULTI if e.outs else -1)
             flat.append((e.fn, mode, e.get, e.frees, out_reg))
         self.flat = tuple(flat)
 
     def __repr__(self):
-        return f"<Schedule {len(self.entries)} kernels, {self.num_registers} registers>"
+        shared = len(self.entries) - len(self.fast)
+        return f"<Schedule {len(self.entries)} kernels ({shared} shared), {self.num_registers} registers>"
 
 
 class CompiledRun:
@@ -193,7 +216,7 @@ class CompiledRun:
         step = self.step
         ex = self.ex
         release = ex.runner is not None
-        entries = ex.schedule.entries
+        entries = ex.schedule.fast
         pos = 0
         for fn, mode, get, frees, out_reg in ex.schedule.flat:
             if step.error is not None:

@@ -55,7 +55,7 @@ class NodeItem:
     """What the loop needs about one node, precomputed."""
 
     __slots__ = ("id", "node", "name", "op", "fn", "kind", "start", "end", "nones", "deref", "n_out", "routes0",
-                 "routes", "succ", "where", "label", "out_dtypes", "cost_ns", "expensive", "forwardable",
+                 "routes", "succ", "where", "label", "out_dtypes", "cost_ns", "expensive", "forwardable", "kdef", "ctx",
                  # used by the frame-aware propagator only (frame_executor.prepare)
                  "frame", "local", "fstart", "fend", "fnones", "n_data", "cf", "is_merge", "is_transfer",
                  "is_trigger", "is_retval", "is_const_enter", "child", "parallel", "edges", "fast", "fslots", "fsucc")
@@ -199,18 +199,9 @@ class GraphExecutor:
                 if kdefs[position[src]].fresh_outputs and len(routes[position[src]][slot]) == 1
                 and pos not in it.deref)
             it.forwardable = forwardable
-            ctx = KernelContext(it.node, in_dtypes[old], out_dtypes[old], device, device.xp, forwardable)
-            try:
-                it.fn = kdef.factory(ctx)
-            except errors.OpError as e:
-                e.node = e.node or it.name
-                raise
-            except (ValueError, TypeError, KeyError) as e:
-                raise errors.InvalidArgumentError(f"Cannot create kernel for {it.where}: {e}", node=it.name,
-                                                  device=device.name) from None
-            it.kind = kdef.kind
-            if it.kind != ASYNC and getattr(registry.get_op_def(it.op), "may_block", False):
-                it.fn, it.kind = _tracking_blocking(it, it.fn, it.kind, device.name), STEP
+            it.kdef = kdef
+            it.ctx = KernelContext(it.node, in_dtypes[old], out_dtypes[old], device, device.xp, forwardable)
+            it.fn, it.kind = make_kernel(it, kdef, it.ctx)
             if kdef.inexpensive or it.kind == ASYNC:
                 it.expensive = False
         self.items = items
@@ -565,6 +556,23 @@ def _describe(slot, value):
     shape = getattr(value, "shape", ())
     dtype = getattr(value, "dtype", None)
     return step_stats.NodeOutput(slot, str(dtype), tuple(shape), int(getattr(value, "nbytes", 0)))
+
+
+def make_kernel(it, kdef, ctx):
+    """(kernel, kind) of node `it` built by `kdef` from `ctx`; a may_block
+    kernel is wrapped to be tracked by its step."""
+    try:
+        fn = kdef.factory(ctx)
+    except errors.OpError as e:
+        e.node = e.node or it.name
+        raise
+    except (ValueError, TypeError, KeyError) as e:
+        raise errors.InvalidArgumentError(f"Cannot create kernel for {it.where}: {e}", node=it.name,
+                                          device=ctx.device.name) from None
+    kind = kdef.kind
+    if kind != ASYNC and getattr(registry.get_op_def(it.op), "may_block", False):
+        fn, kind = _tracking_blocking(it, fn, kind, ctx.device.name), STEP
+    return fn, kind
 
 
 def _tracking_blocking(it, fn, kind, device_name):
