@@ -1,59 +1,77 @@
-"""Executor overhead: microseconds per op for a 1000-op chain and a 1000-op
-wide graph of scalar adds, and the fixed cost of one `run` of a one-op graph.
+"""Executor overhead: graphs of cheap scalar kernels, where the runtime's own
+work is what is measured, beside plain Python doing the same arithmetic and,
+with `--tf-python PYTHON` (an interpreter that has TensorFlow; see
+vs_tensorflow.py), beside TensorFlow's compat.v1 graph mode.
 
-Prints one JSON object. The adds themselves cost ~0.15 us on numpy
-scalars; the rest is the executor's per-node work and the session's per-run
-work. `floor` is plain Python calling the same numpy operations (what no
-runtime can beat), and `cpu_us_per_run` the process CPU time of a run (the
-steadier figure when other work keeps the machine busy).
-`benchmarks/vs_tensorflow.py` has the same graphs beside TensorFlow.
+Prints one JSON object. Cases (the graphs of vs_tensorflow.py):
+`chain` 1,000 dependent scalar adds; `wide` 1,000 independent adds of
+`x + one` and an add_n of them (the adds are alike: common subexpression
+elimination, TF's and graphrt's, computes one); `wide_distinct` the same
+with 1,000 different constants (every add runs); `while_loop` per iteration
+of a 10,000-iteration scalar loop; and the fixed cost of one `run` of a
+one-op graph. `floor` is plain Python calling the same numpy operations on
+the same numpy scalars (what no runtime running these kernels can beat);
+`cpu` the process CPU time (the steadier figure when other work keeps the
+machine busy); `nodes` the partition's nodes, `kernels_run` those an untimed
+run calls.
 """
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import graphrt as tf  # noqa: E402
+import vs_tensorflow  # noqa: E402
 from _util import emit, time_calls  # noqa: E402
 
-N = 1000
-CPU = {}
+N = vs_tensorflow.N
+LOOP = vs_tensorflow.LOOP
+CASES = ("chain", "wide", "wide_distinct", "while_loop")
 
 
-def chain():
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.placeholder(tf.float32, [], name="x")
-        one = tf.constant(1.0)
+def node_counts(name):
+    """(nodes, kernels an untimed run calls) of the case's compiled partition."""
+    sess, fn, _ = vs_tensorflow.CASES[name][0](tf)
+    for _ in range(5):  # past the profiled runs
+        fn()
+    (ex,) = [e for e in sess._plans.values()][0].executors
+    sess.close()
+    schedule = ex.schedule
+    if schedule is None:
+        return len(ex.items), None
+    return len(schedule.entries), len(schedule.fast)
+
+
+def floors():
+    """Seconds per run (per iteration for the loop) of the graphs' arithmetic in plain Python."""
+    x, one, n = np.float32(0), np.float32(1.0), np.int32(LOOP)
+    consts = [np.float32(k) for k in range(N)]
+
+    def chain():
         y = x
         for _ in range(N):
             y = y + one
-    sess = tf.Session(graph=g)
-    feed = {x: np.float32(0)}
-    assert sess.run(y, feed) == N
-    per_run = time_calls(lambda: sess.run(y, feed))
-    CPU["chain"] = cpu_per_call(lambda: sess.run(y, feed))
-    nodes = len(sess.plan_for(y, feed).executors[0].items)
-    sess.close()
-    return per_run, nodes
+        return y
 
+    def wide():
+        terms = [x + one for _ in range(N)]
+        return np.add.accumulate(np.fromiter(terms, np.float32, N))[-1]
 
-def wide():
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.placeholder(tf.float32, [], name="x")
-        one = tf.constant(1.0)
-        outs = [x + one for _ in range(N)]
-        done = tf.group(*outs)
-    sess = tf.Session(graph=g)
-    feed = {x: np.float32(0)}
-    per_run = time_calls(lambda: sess.run(done, feed))
-    CPU["wide"] = cpu_per_call(lambda: sess.run(done, feed))
-    nodes = len(sess.plan_for(done, feed).executors[0].items)
-    sess.close()
-    return per_run, nodes
+    def wide_distinct():
+        terms = [x + c for c in consts]
+        return np.add.accumulate(np.fromiter(terms, np.float32, N))[-1]
+
+    def while_loop():
+        i, a = np.int32(0), np.float32(0.0)
+        c1, c2, step = np.float32(0.999), np.float32(1.0), np.int32(1)
+        while i < n:
+            i, a = i + step, a * c1 + c2
+        return a
+    out = {name: time_calls(fn, min_time=0.5) for name, fn in
+           (("chain", chain), ("wide", wide), ("wide_distinct", wide_distinct))}
+    out["while_loop"] = time_calls(while_loop, min_time=0.5) / LOOP
+    return out
 
 
 def one_op():
@@ -70,45 +88,33 @@ def one_op():
     return fetch_const, feed_fetch
 
 
-def cpu_per_call(fn, calls=50):
-    fn()
-    c0 = time.process_time()
-    for _ in range(calls):
-        fn()
-    return (time.process_time() - c0) / calls
-
-
-def floors():
-    """Plain Python doing the graphs' arithmetic with the same numpy values."""
-    x, one = np.float32(0), np.asarray(np.float32(1.0))[()]
-
-    def chain_floor():
-        y = x
-        for _ in range(N):
-            y = y + one
-        return y
-
-    def wide_floor():
-        return [x + one for _ in range(N)]
-    return time_calls(chain_floor, min_time=0.5), time_calls(wide_floor, min_time=0.5)
-
-
 def main():
-    chain_s, chain_nodes = chain()
-    wide_s, wide_nodes = wide()
-    chain_floor, wide_floor = floors()
+    proc = vs_tensorflow.start_tensorflow(sys.argv)
+    try:
+        timed = vs_tensorflow.compare(CASES, proc)
+        if proc is not None:
+            timed["tiny"] = vs_tensorflow.compare(["tiny"], proc)["tiny"]
+    finally:
+        vs_tensorflow.stop_tensorflow(proc)
+    floor = floors()
+    figures = {}
+    for name in CASES:
+        case = dict(timed[name])
+        unit = "us_per_iteration" if name == "while_loop" else "us_per_run"
+        case[f"floor_{unit}"] = round(floor[name] * 1e6, 3)
+        case["graphrt_over_floor"] = round(case[f"graphrt_wall_{unit}"] / case[f"floor_{unit}"], 2)
+        if name != "while_loop":
+            nodes, run = node_counts(name)
+            case["nodes"] = nodes
+            case["kernels_run"] = run
+            case["graphrt_us_per_node"] = round(case["graphrt_wall_us_per_run"] / nodes, 3)
+        figures[name] = case
     const_s, feed_s = one_op()
-    emit("executor_overhead", {
-        "chain_1000_adds": {"us_per_run": round(chain_s * 1e6, 1), "nodes": chain_nodes,
-                            "us_per_node": round(chain_s * 1e6 / chain_nodes, 3)},
-        "wide_1000_adds": {"us_per_run": round(wide_s * 1e6, 1), "nodes": wide_nodes,
-                           "us_per_node": round(wide_s * 1e6 / wide_nodes, 3)},
-        "one_op_run_us": {"fetch_const": round(const_s * 1e6, 1), "feed_identity_fetch": round(feed_s * 1e6, 1)},
-        "floor_us_per_run": {"chain": round(chain_floor * 1e6, 1), "wide": round(wide_floor * 1e6, 1)},
-        "cpu_us_per_run": {"chain": round(CPU["chain"] * 1e6, 1), "wide": round(CPU["wide"] * 1e6, 1)},
-        "load_average_1min": round(os.getloadavg()[0], 1),
-        "reference": {"tensorflow_run_us": 160, "target_run_us": 80},
-    })
+    figures["one_op_run_us"] = {"fetch_const": round(const_s * 1e6, 1), "feed_identity_fetch": round(feed_s * 1e6, 1)}
+    if "tiny" in timed:
+        figures["one_op_run_us"]["tensorflow_feed_identity_fetch"] = timed["tiny"]["tensorflow_wall_us_per_run"]
+    emit("executor_overhead", figures, tensorflow=proc is not None, load_average_1min=round(os.getloadavg()[0], 1),
+         note="medians of 7 alternating rounds (TensorFlow in its own process); ratio = graphrt / TensorFlow")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ the tensorflow.* protos and cannot share a process), in rounds alternating
 with graphrt's; without it, only graphrt's figures are printed.
 
 Cases: `wide` (1,000 independent scalar adds and an add_n of them, one
-run), `chain` (1,000 dependent scalar adds), `tiny` (one run of a one-op
+run; the adds are alike, `x + one`, so both runtimes' common subexpression
+elimination computes one), `wide_distinct` (the same with 1,000 different
+constants: every add runs), `chain` (1,000 dependent scalar adds), `tiny` (one run of a one-op
 graph), `while_loop` (per iteration of a 10,000-iteration scalar loop),
 `mlp_step` (784-1024-1024-10, batch 256, one SGD step on one device).
 """
@@ -92,6 +94,17 @@ def wide(tf):
     return sess, (lambda: sess.run(total, feed)), 1
 
 
+def wide_distinct(tf):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        total = tf.add_n([x + tf.constant(float(k)) for k in range(N)])
+    sess = tf.Session(graph=g)
+    feed = {x: np.float32(0)}
+    assert sess.run(total, feed) == N * (N - 1) / 2
+    return sess, (lambda: sess.run(total, feed)), 1
+
+
 def chain(tf):
     g = tf.Graph()
     with g.as_default():
@@ -150,7 +163,7 @@ def mlp_step(tf):
     return sess, (lambda: sess.run(train, feed)), 1
 
 
-CASES = {"wide": (wide, 20), "chain": (chain, 20), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
+CASES = {"wide": (wide, 20), "wide_distinct": (wide_distinct, 10), "chain": (chain, 20), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
          "mlp_step": (mlp_step, 5)}
 
 
@@ -163,43 +176,57 @@ def _local_time(fn, per, calls):
     return (time.perf_counter() - t0) / calls / per, (time.process_time() - c0) / calls / per
 
 
-def main():
+def start_tensorflow(argv):
+    """The TensorFlow process named by `--tf-python PYTHON` in argv, or None."""
+    if "--tf-python" not in argv:
+        return None
+    tf_python = argv[argv.index("--tf-python") + 1]
+    return subprocess.Popen([tf_python, os.path.abspath(__file__), "--serve"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def stop_tensorflow(proc):
+    if proc is not None:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+def compare(names, proc, rounds=7):
+    """Per case in `names`: graphrt's (and, with `proc`, TensorFlow's) median
+    wall and CPU time per unit in microseconds, and their ratios."""
     import graphrt
-    tf_python = None
-    if "--tf-python" in sys.argv:
-        tf_python = sys.argv[sys.argv.index("--tf-python") + 1]
-    proc = None
-    if tf_python:
-        proc = subprocess.Popen([tf_python, os.path.abspath(__file__), "--serve"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    rounds = 7
     figures = {}
-    try:
-        for name, (build, calls) in CASES.items():
-            sess, fn, per = build(graphrt)
-            fn()
-            fn()
-            remote = _Remote(proc, name) if proc else None
-            samples = {"graphrt": [], "tensorflow": []}
-            for _ in range(rounds):  # alternating, so load drifts hit both sides alike
-                samples["graphrt"].append(_local_time(fn, per, calls))
-                if remote is not None:
-                    samples["tensorflow"].append(remote.time(calls))
-            sess.close()
+    for name in names:
+        build, calls = CASES[name]
+        sess, fn, per = build(graphrt)
+        fn()
+        fn()
+        remote = _Remote(proc, name) if proc else None
+        samples = {"graphrt": [], "tensorflow": []}
+        for _ in range(rounds):  # alternating, so load drifts hit both sides alike
+            samples["graphrt"].append(_local_time(fn, per, calls))
             if remote is not None:
-                remote.close()
-            unit = "us_per_iteration" if name == "while_loop" else "us_per_run"
-            case = {}
-            for k, kind in enumerate(("wall", "cpu")):
-                med = {side: float(np.median([x[k] for x in s])) for side, s in samples.items() if s}
-                case.update({f"{side}_{kind}_{unit}": round(m * 1e6, 2) for side, m in med.items()})
-                if remote is not None:
-                    case[f"ratio_{kind}"] = round(med["graphrt"] / med["tensorflow"], 3)
-            figures[name] = case
+                samples["tensorflow"].append(remote.time(calls))
+        sess.close()
+        if remote is not None:
+            remote.close()
+        unit = "us_per_iteration" if name == "while_loop" else "us_per_run"
+        case = {}
+        for k, kind in enumerate(("wall", "cpu")):
+            med = {side: float(np.median([x[k] for x in s])) for side, s in samples.items() if s}
+            case.update({f"{side}_{kind}_{unit}": round(m * 1e6, 2) for side, m in med.items()})
+            if remote is not None:
+                case[f"ratio_{kind}"] = round(med["graphrt"] / med["tensorflow"], 3)
+        figures[name] = case
+    return figures
+
+
+def main():
+    proc = start_tensorflow(sys.argv)
+    try:
+        figures = compare(CASES, proc)
     finally:
-        if proc is not None:
-            proc.stdin.close()
-            proc.wait(timeout=60)
+        stop_tensorflow(proc)
     emit("vs_tensorflow", figures, tensorflow=proc is not None, load_average_1min=round(os.getloadavg()[0], 1),
          note="median of 7 alternating rounds, TensorFlow in its own process; ratio = graphrt / TensorFlow; "
               "cpu = process CPU time of all threads, wall = elapsed")

