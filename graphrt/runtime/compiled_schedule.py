@@ -11,9 +11,12 @@ counted or queued per node, and a value is dropped as soon as its last
 reader has taken it, as in the dataflow executor.
 
 Same kernels, same order, same errors (a failing kernel names its node),
-the same step stats when tracing and the same kernel cost profiling; the
-dataflow executor (graph_executor._Run) stays for partitions with `_Recv`s
-or other asynchronous kernels, and the frame executor for control flow.
+the same step stats when tracing and the same kernel cost profiling.
+Partitions with `_Recv`s or other asynchronous kernels run in segments
+(segmented_schedule.py) or through the dataflow executor
+(graph_executor._Run), and those with control flow through the frame executor.
+Untimed steps also skip what common_subexpressions.py finds shared and
+start with the constants in their registers.
 A step that fails elsewhere (another partition's error, a deadline, an
 abort) stops the walk before the next kernel.
 """
@@ -45,19 +48,7 @@ def compile_schedule(ex):
     if not ENABLED or ex.uses_frames or any(it.kind == ASYNC for it in ex.items):
         return None
     items = ex.items
-    # a register for each output; inputs by register
-    reg_of = {}
-    for it in items:
-        for k in range(it.n_out):
-            reg_of[(it.id, k)] = len(reg_of)
-    slot_source = [None] * ex.num_slots
-    for it in items:
-        if it.n_out == 1:
-            for slot in it.routes0:
-                slot_source[slot] = reg_of[(it.id, 0)]
-        else:
-            for slot, k in it.routes:
-                slot_source[slot] = reg_of[(it.id, k)]
+    reg_of, slot_source = registers_of(ex)
     plan = [(items[i], tuple(slot_source[slot] for slot in range(items[i].start, items[i].end)))
             for i in _dataflow_order(ex)]
     entries = _entries(plan, reg_of)
@@ -72,6 +63,24 @@ def compile_schedule(ex):
                 registers[e.out] = e.fn()
         fast = [e for e in fast if id(e) not in consts]
     return Schedule(entries, fast, registers)
+
+
+def registers_of(ex):
+    """A register for each output of `ex`'s nodes ({(node id, k): register})
+    and, per input slot, the register it reads."""
+    reg_of = {}
+    for it in ex.items:
+        for k in range(it.n_out):
+            reg_of[(it.id, k)] = len(reg_of)
+    slot_source = [None] * ex.num_slots
+    for it in ex.items:
+        if it.n_out == 1:
+            for slot in it.routes0:
+                slot_source[slot] = reg_of[(it.id, 0)]
+        else:
+            for slot, k in it.routes:
+                slot_source[slot] = reg_of[(it.id, k)]
+    return reg_of, slot_source
 
 
 def _entries(plan, reg_of):

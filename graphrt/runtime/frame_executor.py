@@ -246,43 +246,21 @@ class FrameRun(_Run):
                         propagate(it, frame, ist, None, True)
                         continue
                     args = it.fnones  # a dead transfer sends / receives "no value"
-                elif it.deref:
-                    try:
-                        for j in it.deref:
-                            if args[j] is not None:
-                                args[j] = args[j].read(it.name)
-                    except Exception as exc:  # noqa: BLE001 - becomes the step's error
-                        self._fail(it, exc)
-                        break
+                elif it.deref and not self._deref(it, args):
+                    break
                 kind = it.kind
                 if kind == ASYNC:
-                    self.async_outstanding += 1
-                    try:
-                        it.fn(FrameStep(step, frame.frame_id, ist.iter) if it.is_transfer and frame.parent else
-                              step, args, self._frame_callback(tag))
-                    except Exception as exc:  # noqa: BLE001
-                        self.async_outstanding -= 1
-                        self._fail(it, exc)
+                    self._launch_in_frame(tag, step, args)
                     continue
                 if timed:
                     t0 = _now_ns()
                 try:
-                    if kind == SYNC:
-                        out = it.fn(*args)
-                    elif it.is_transfer and frame.parent is not None:
-                        out = it.fn(FrameStep(step, frame.frame_id, ist.iter), *args)
-                    else:
-                        out = it.fn(step, *args)
+                    out = it.fn(*args) if kind == SYNC else it.fn(_step_for(it, frame, ist, step), *args)
                 except Exception as exc:  # noqa: BLE001
                     self._fail(it, exc)
                     break
                 if timed:
-                    if profiling:
-                        cost = _now_ns() - t0
-                        if cost > it.cost_ns:
-                            it.cost_ns = cost
-                    if stats is not None:
-                        self._record(it, t0, out)
+                    self._timed(it, t0, out, profiling, stats)
                 if it.cf or dead:  # (a dead node here is a transfer: it ran to carry the deadness)
                     propagate(it, frame, ist, out, dead)
                     continue
@@ -308,26 +286,53 @@ class FrameRun(_Run):
                     self.remaining -= 1
                 elif not n and not ist.outstanding_frames:
                     self._retire_iteration(frame, ist)
-            with self.lock:
-                comps = self.completions
-                if not comps:
-                    self.running = False
-                    finished = self.async_outstanding == 0
-                    break
-                self.completions = []
-            for tag, err, out, t0 in comps:
-                self.async_outstanding -= 1
-                if self.failed:
-                    continue
-                it, frame, ist, dead = tag
-                if err is not None:
-                    self._fail(it, err)
-                    continue
-                if stats is not None:
-                    self._record(it, t0, out)
-                propagate(it, frame, ist, out, dead)
+            more, finished = self._complete(stats)
+            if not more:
+                break
         if finished:
             self._finish()
+
+    def _deref(self, it, args):
+        """Reads the variables `it` takes by value into `args`; False (and the step failed) on an error."""
+        try:
+            for j in it.deref:
+                if args[j] is not None:
+                    args[j] = args[j].read(it.name)
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            self._fail(it, exc)
+            return False
+        return True
+
+    def _launch_in_frame(self, tag, step, args):
+        """Starts an async kernel (a transfer inside a loop keys its value by frame and iteration)."""
+        it, frame, ist, _ = tag
+        self.async_outstanding += 1
+        try:
+            it.fn(_step_for(it, frame, ist, step), args, self._frame_callback(tag))
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            self.async_outstanding -= 1
+            self._fail(it, exc)
+
+    def _complete(self, stats):
+        """As _Run._complete, for completions tagged with their frame and iteration."""
+        with self.lock:
+            comps = self.completions
+            if not comps:
+                self.running = False
+                return False, self.async_outstanding == 0
+            self.completions = []
+        for tag, err, out, t0 in comps:
+            self.async_outstanding -= 1
+            if self.failed:
+                continue
+            it, frame, ist, dead = tag
+            if err is not None:
+                self._fail(it, err)
+                continue
+            if stats is not None:
+                self._record(it, t0, out)
+            self._propagate(it, frame, ist, out, dead)
+        return True, False
 
     def _frame_callback(self, tag):
         t0 = _now_ns() if self.step.stats is not None else 0
@@ -573,6 +578,14 @@ class FrameRun(_Run):
 
     def __repr__(self):
         return f"<FrameRun {self.ex.device.name} step {self.step.step_id}: {self.remaining} root nodes left>"
+
+
+def _step_for(it, frame, ist, step):
+    """What a kernel that needs the step gets: a transfer inside a loop keys
+    its value by frame and iteration."""
+    if it.is_transfer and frame.parent is not None:
+        return FrameStep(step, frame.frame_id, ist.iter)
+    return step
 
 
 def _dead_fetch_error(it):

@@ -2,10 +2,13 @@
 
 A partition with control flow (Switch, Merge, Enter, Exit, NextIteration,
 or a `_Recv` that may bring a dead tensor) runs with the frame-aware
-propagator instead (frame_executor.py), and one with neither control flow
+propagator instead (frame_executor.py), one with neither control flow
 nor asynchronous kernels as a precompiled flat schedule
-(compiled_schedule.py); all share the build below, and the simple path
-pays nothing for the others' existence.
+(compiled_schedule.py), and a CPU one whose asynchronous kernels are
+receives as flat segments gated by them (segmented_schedule.py); all share
+the build below, and the simple path pays nothing for the others' existence.
+The dataflow propagator here runs the rest (accelerator partitions) and
+every partition when the compiled forms are turned off.
 
 Everything that can be decided once is decided when the executor is built:
 the topological order, every node's kernel (looked up and constructed),
@@ -78,132 +81,22 @@ class GraphExecutor:
     # -- construction -------------------------------------------------------------
     def _build(self, nodes, debug_info):
         device = self.device
-        index = {}
-        for i, n in enumerate(nodes):
-            if n.name in index:
-                raise errors.InvalidArgumentError(f"Duplicate node name '{n.name}' in partition for {device.name}",
-                                                  node=n.name, device=device.name)
-            index[n.name] = i
-        op_defs, out_dtypes, in_dtypes = [], [], []
-        for n in nodes:
-            try:
-                op_def = registry.get_op_def(n.op)
-                attrs = op_def.complete_attrs(n.attrs, n.name)
-                n.attrs = attrs
-                out_dtypes.append(op_def.output_dtypes(attrs))
-                in_dtypes.append(op_def.input_dtypes(attrs))
-            except (errors.NotFoundError, ValueError, KeyError, TypeError) as e:
-                raise errors.InvalidArgumentError(f"Invalid node '{n.name}' ({n.op}) on {device.name}: {e}",
-                                                  node=n.name, device=device.name) from None
-            op_defs.append(op_def)
-
-        data_in = []   # per node: list of (src index, src slot)
-        ctrl_in = []   # per node: list of src index
-        for i, n in enumerate(nodes):
-            d, c = [], []
-            for inp in n.input:
-                if inp.startswith("^"):
-                    src = index.get(inp[1:])
-                    if src is None:
-                        raise errors.InvalidArgumentError(
-                            f"Node '{n.name}': control input '{inp}' is not in the partition for {device.name}",
-                            node=n.name, device=device.name)
-                    c.append(src)
-                    continue
-                name, _, slot = inp.partition(":")
-                src = index.get(name)
-                slot = int(slot) if slot else 0
-                if src is None or slot >= len(out_dtypes[src]):
-                    raise errors.InvalidArgumentError(
-                        f"Node '{n.name}': input '{inp}' is not in the partition for {device.name}",
-                        node=n.name, device=device.name)
-                d.append((src, slot))
-            if len(d) != len(in_dtypes[i]):
-                raise errors.InvalidArgumentError(
-                    f"Incomplete graph, node '{n.name}' ({n.op}) has {len(d)} inputs, expects {len(in_dtypes[i])}",
-                    node=n.name, device=device.name)
-            for pos, (src, slot) in enumerate(d):
-                have, want = out_dtypes[src][slot], in_dtypes[i][pos]
-                if have.base_dtype != want.base_dtype or (want.is_ref_dtype and not have.is_ref_dtype):
-                    raise errors.InvalidArgumentError(
-                        f"Input {pos} of node '{n.name}' ({n.op}) was passed {have.name} from "
-                        f"{nodes[src].name}:{slot} incompatible with expected {want.name}.",
-                        node=n.name, device=device.name)
-            data_in.append(d)
-            ctrl_in.append(c)
-
+        in_dtypes, out_dtypes = _node_dtypes(nodes, device)
+        data_in, ctrl_in = _node_inputs(nodes, in_dtypes, out_dtypes, device)
         uses_frames = frame_executor.needs_frames(nodes)
         order = _topological_order(nodes, data_in, ctrl_in, device, uses_frames)
         position = {old: new for new, old in enumerate(order)}
-        items = []
+        items = [_node_item(new, nodes[old], len(data_in[old]), out_dtypes[old], device, debug_info)
+                 for new, old in enumerate(order)]
         start = 0
-        for new, old in enumerate(order):
-            n = nodes[old]
-            it = NodeItem()
-            it.id = new
-            it.node = n
-            it.name = n.name
-            it.op = n.op
-            it.out_dtypes = out_dtypes[old]
-            it.n_out = len(out_dtypes[old])
-            it.start = start
-            it.end = start + len(data_in[old])
-            it.nones = (None,) * len(data_in[old])
+        for it, old in zip(items, order):
+            it.start, it.end = start, start + len(data_in[old])
             start = it.end
             it.deref = tuple(pos for pos, (src, slot) in enumerate(data_in[old])
                              if out_dtypes[src][slot].is_ref_dtype and not in_dtypes[old][pos].is_ref_dtype)
-            origin = debug_info.get(n.name)
-            it.where = f"node {n.name} ({n.op}) on {device.name}" + (f", defined at {origin}" if origin else "")
-            it.label = step_stats.label(n)
-            it.routes0 = ()
-            it.routes = ()
-            it.succ = ()
-            it.cost_ns = 0
-            it.expensive = True  # until measured: it might be long, or even block
-            items.append(it)
         self.num_slots = start
-
-        routes = [[[] for _ in range(it.n_out)] for it in items]
-        succ = [[] for _ in items]
-        pending = [0] * len(items)
-        for old in order:
-            dst = position[old]
-            for pos, (src, slot) in enumerate(data_in[old]):
-                s = position[src]
-                routes[s][slot].append(items[dst].start + pos)
-                succ[s].append(dst)
-                pending[dst] += 1
-            for src in ctrl_in[old]:
-                succ[position[src]].append(dst)
-                pending[dst] += 1
-        for it in items:
-            r = routes[it.id]
-            it.routes0 = tuple(r[0]) if it.n_out == 1 else ()
-            it.routes = tuple((slot, k) for k, slots in enumerate(r) for slot in slots) if it.n_out > 1 else ()
-            it.succ = tuple(succ[it.id])
-
-        kdefs = []
-        for it in items:
-            kdef = registry.get_kernel_def(it.op, device.device_type)
-            if kdef is None:
-                raise errors.NotFoundError(
-                    f"No registered '{it.op}' OpKernel for {device.device_type} devices compatible with node "
-                    f"{it.name} (registered kernels: {registry.kernel_device_types(it.op) or 'none'})",
-                    node=it.name, device=device.name)
-            kdefs.append(kdef)
-        for it in items:
-            old = order[it.id]
-            kdef = kdefs[it.id]
-            forwardable = frozenset() if uses_frames else frozenset(
-                pos for pos, (src, slot) in enumerate(data_in[old])
-                if kdefs[position[src]].fresh_outputs and len(routes[position[src]][slot]) == 1
-                and pos not in it.deref)
-            it.forwardable = forwardable
-            it.kdef = kdef
-            it.ctx = KernelContext(it.node, in_dtypes[old], out_dtypes[old], device, device.xp, forwardable)
-            it.fn, it.kind = make_kernel(it, kdef, it.ctx)
-            if kdef.inexpensive or it.kind == ASYNC:
-                it.expensive = False
+        routes, pending = _wire(items, order, position, data_in, ctrl_in)
+        _make_kernels(items, order, position, data_in, in_dtypes, routes, device, uses_frames)
         self.items = items
         self.initial_pending = pending
         self.roots = tuple(it.id for it in items if pending[it.id] == 0)
@@ -221,8 +114,11 @@ class GraphExecutor:
             if self.loop_plan is not None:
                 self._run_class = compiled_loop.run_class
         self.schedule = compiled_schedule.compile_schedule(self)
+        self.segments = None if self.schedule is not None else segmented_schedule.compile_segments(self)
         if self.schedule is not None:
             self._run_class = compiled_schedule.CompiledRun
+        elif self.segments is not None:
+            self._run_class = segmented_schedule.SegmentedRun
 
     def _note_run(self):
         """After the profiled runs, mark the kernels worth running in parallel."""
@@ -252,6 +148,141 @@ class GraphExecutor:
 
     def __repr__(self):
         return f"<GraphExecutor {self.device.name}: {self.num_nodes} nodes>"
+
+
+def _node_dtypes(nodes, device):
+    """Per node, its input and output dtypes (its attrs completed with their defaults)."""
+    names = set()
+    in_dtypes, out_dtypes = [], []
+    for n in nodes:
+        if n.name in names:
+            raise errors.InvalidArgumentError(f"Duplicate node name '{n.name}' in partition for {device.name}",
+                                              node=n.name, device=device.name)
+        names.add(n.name)
+        try:
+            op_def = registry.get_op_def(n.op)
+            attrs = op_def.complete_attrs(n.attrs, n.name)
+            n.attrs = attrs
+            out_dtypes.append(op_def.output_dtypes(attrs))
+            in_dtypes.append(op_def.input_dtypes(attrs))
+        except (errors.NotFoundError, ValueError, KeyError, TypeError) as e:
+            raise errors.InvalidArgumentError(f"Invalid node '{n.name}' ({n.op}) on {device.name}: {e}",
+                                              node=n.name, device=device.name) from None
+    return in_dtypes, out_dtypes
+
+
+def _node_inputs(nodes, in_dtypes, out_dtypes, device):
+    """Per node, its data inputs [(source index, output slot)] and its control
+    inputs [source index], checked against the partition and the dtypes."""
+    index = {n.name: i for i, n in enumerate(nodes)}
+    data_in, ctrl_in = [], []
+    for i, n in enumerate(nodes):
+        d, c = [], []
+        for inp in n.input:
+            if inp.startswith("^"):
+                src = index.get(inp[1:])
+                if src is None:
+                    raise errors.InvalidArgumentError(
+                        f"Node '{n.name}': control input '{inp}' is not in the partition for {device.name}",
+                        node=n.name, device=device.name)
+                c.append(src)
+                continue
+            name, _, slot = inp.partition(":")
+            src = index.get(name)
+            slot = int(slot) if slot else 0
+            if src is None or slot >= len(out_dtypes[src]):
+                raise errors.InvalidArgumentError(
+                    f"Node '{n.name}': input '{inp}' is not in the partition for {device.name}",
+                    node=n.name, device=device.name)
+            d.append((src, slot))
+        _check_inputs(nodes, i, d, in_dtypes, out_dtypes, device)
+        data_in.append(d)
+        ctrl_in.append(c)
+    return data_in, ctrl_in
+
+
+def _check_inputs(nodes, i, d, in_dtypes, out_dtypes, device):
+    n = nodes[i]
+    if len(d) != len(in_dtypes[i]):
+        raise errors.InvalidArgumentError(
+            f"Incomplete graph, node '{n.name}' ({n.op}) has {len(d)} inputs, expects {len(in_dtypes[i])}",
+            node=n.name, device=device.name)
+    for pos, (src, slot) in enumerate(d):
+        have, want = out_dtypes[src][slot], in_dtypes[i][pos]
+        if have.base_dtype != want.base_dtype or (want.is_ref_dtype and not have.is_ref_dtype):
+            raise errors.InvalidArgumentError(
+                f"Input {pos} of node '{n.name}' ({n.op}) was passed {have.name} from "
+                f"{nodes[src].name}:{slot} incompatible with expected {want.name}.",
+                node=n.name, device=device.name)
+
+
+def _node_item(new, n, n_in, out_dtypes, device, debug_info):
+    it = NodeItem()
+    it.id = new
+    it.node = n
+    it.name = n.name
+    it.op = n.op
+    it.out_dtypes = out_dtypes
+    it.n_out = len(out_dtypes)
+    it.nones = (None,) * n_in
+    origin = debug_info.get(n.name)
+    it.where = f"node {n.name} ({n.op}) on {device.name}" + (f", defined at {origin}" if origin else "")
+    it.label = step_stats.label(n)
+    it.routes0 = ()
+    it.routes = ()
+    it.succ = ()
+    it.cost_ns = 0
+    it.expensive = True  # until measured: it might be long, or even block
+    return it
+
+
+def _wire(items, order, position, data_in, ctrl_in):
+    """Sets each item's routes (the input slots its outputs go to) and
+    successors; returns the routes per output and the initial pending counts."""
+    routes = [[[] for _ in range(it.n_out)] for it in items]
+    succ = [[] for _ in items]
+    pending = [0] * len(items)
+    for old in order:
+        dst = position[old]
+        for pos, (src, slot) in enumerate(data_in[old]):
+            s = position[src]
+            routes[s][slot].append(items[dst].start + pos)
+            succ[s].append(dst)
+            pending[dst] += 1
+        for src in ctrl_in[old]:
+            succ[position[src]].append(dst)
+            pending[dst] += 1
+    for it in items:
+        r = routes[it.id]
+        it.routes0 = tuple(r[0]) if it.n_out == 1 else ()
+        it.routes = tuple((slot, k) for k, slots in enumerate(r) for slot in slots) if it.n_out > 1 else ()
+        it.succ = tuple(succ[it.id])
+    return routes, pending
+
+
+def _make_kernels(items, order, position, data_in, in_dtypes, routes, device, uses_frames):
+    """Looks up and builds every item's kernel, with the inputs it may overwrite."""
+    kdefs = []
+    for it in items:
+        kdef = registry.get_kernel_def(it.op, device.device_type)
+        if kdef is None:
+            raise errors.NotFoundError(
+                f"No registered '{it.op}' OpKernel for {device.device_type} devices compatible with node "
+                f"{it.name} (registered kernels: {registry.kernel_device_types(it.op) or 'none'})",
+                node=it.name, device=device.name)
+        kdefs.append(kdef)
+    for it in items:
+        old = order[it.id]
+        kdef = kdefs[it.id]
+        it.forwardable = frozenset() if uses_frames else frozenset(
+            pos for pos, (src, slot) in enumerate(data_in[old])
+            if kdefs[position[src]].fresh_outputs and len(routes[position[src]][slot]) == 1
+            and pos not in it.deref)
+        it.kdef = kdef
+        it.ctx = KernelContext(it.node, in_dtypes[old], it.out_dtypes, device, device.xp, it.forwardable)
+        it.fn, it.kind = make_kernel(it, kdef, it.ctx)
+        if kdef.inexpensive or it.kind == ASYNC:
+            it.expensive = False
 
 
 def _topological_order(nodes, data_in, ctrl_in, device, loops=False):
@@ -432,12 +463,7 @@ class _Run:
                     args = ()
                 kind = it.kind
                 if kind == ASYNC:
-                    self.async_outstanding += 1
-                    try:
-                        it.fn(step, args, self._callback(it))
-                    except Exception as exc:  # noqa: BLE001
-                        self.async_outstanding -= 1
-                        self._fail(it, exc)
+                    self._launch(it, step, args)
                     continue
                 if timed:
                     t0 = _now_ns()
@@ -447,12 +473,7 @@ class _Run:
                     self._fail(it, exc)
                     break
                 if timed:
-                    if profiling:
-                        cost = _now_ns() - t0
-                        if cost > it.cost_ns:
-                            it.cost_ns = cost
-                    if stats is not None:
-                        self._record(it, t0, out)
+                    self._timed(it, t0, out, profiling, stats)
                 if it.n_out == 1:
                     for slot in it.routes0:
                         inputs[slot] = out
@@ -465,25 +486,50 @@ class _Run:
                     if not p:
                         push(d)
                 self.remaining -= 1
-            with self.lock:
-                comps = self.completions
-                if not comps:
-                    self.running = False
-                    finished = self.async_outstanding == 0
-                    break
-                self.completions = []
-            for it, err, out, t0 in comps:
-                self.async_outstanding -= 1
-                if self.failed:
-                    continue
-                if err is not None:
-                    self._fail(it, err)
-                    continue
-                if stats is not None:
-                    self._record(it, t0, out)
-                self._propagate(it, out)
+            more, finished = self._complete(stats)
+            if not more:
+                break
         if finished:
             self._finish()
+
+    def _launch(self, it, step, args):
+        """Starts an async kernel; its callback queues the completion."""
+        self.async_outstanding += 1
+        try:
+            it.fn(step, args, self._callback(it))
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            self.async_outstanding -= 1
+            self._fail(it, exc)
+
+    def _timed(self, it, t0, out, profiling, stats):
+        """After a timed kernel: its cost (profiled runs) and its step stats."""
+        if profiling:
+            cost = _now_ns() - t0
+            if cost > it.cost_ns:
+                it.cost_ns = cost
+        if stats is not None:
+            self._record(it, t0, out)
+
+    def _complete(self, stats):
+        """Takes in the async kernels' completions: (True, _) when there were
+        some, else (False, whether the run is finished) with the loop stopped."""
+        with self.lock:
+            comps = self.completions
+            if not comps:
+                self.running = False
+                return False, self.async_outstanding == 0
+            self.completions = []
+        for it, err, out, t0 in comps:
+            self.async_outstanding -= 1
+            if self.failed:
+                continue
+            if err is not None:
+                self._fail(it, err)
+                continue
+            if stats is not None:
+                self._record(it, t0, out)
+            self._propagate(it, out)
+        return True, False
 
     def _propagate(self, it, out):
         """Routes a finished node's outputs and readies its successors. (The sync
@@ -622,3 +668,4 @@ def _kernel_error(it, exc, step):
 from . import frame_executor  # noqa: E402 - it builds on _Run, defined above
 from . import compiled_schedule  # noqa: E402 - the same
 from . import compiled_loop  # noqa: E402 - the same
+from . import segmented_schedule  # noqa: E402 - the same

@@ -1,0 +1,213 @@
+"""Segmented schedules: a CPU partition whose only asynchronous kernels are
+receives (`_Recv`, queue and reader ops) runs as flat lists gated by the
+receives they wait on, instead of through the dataflow propagator.
+
+Every node belongs to the segment of the asynchronous kernels it depends on,
+directly or through other nodes. A segment is a compiled list (as in
+compiled_schedule.py) with one pending count: the receives it waits for.
+The segment that waits for nothing runs first and launches the receives
+that depend on nothing else; each completed receive counts down the
+segments that wait for it, and a segment whose count reaches zero runs,
+launching the receives inside it. A node reading a node of another segment
+waits for a subset of that segment's receives, so that segment became ready
+earlier or in the same batch, where segments run smaller wait-set first.
+
+A value read in several segments is kept until the step ends (the order of
+segments depends on when receives arrive); one read within a single segment
+is freed at its last reader, as in a compiled schedule. The kernels, their
+errors and the step stats are the dataflow executor's; nodes are not shared
+(no common subexpression elimination across segments).
+"""
+import collections
+
+from .. import errors
+from ..framework.registry import ASYNC, STEP
+from . import compiled_schedule
+from . import graph_executor as ge
+
+ENABLED = True  # tests turn it off to compare against the dataflow executor
+
+
+class Segment:
+    """Nodes that wait for the same receives, in run order: per node (item,
+    input registers, output registers [(k, register)], registers to free)."""
+
+    __slots__ = ("index", "waits", "entries")
+
+    def __repr__(self):
+        return f"<Segment {self.index}: waits for {len(self.waits)} receives, {len(self.entries)} nodes>"
+
+
+class Segments:
+    """The segments of a partition and, per asynchronous node, the registers
+    its outputs go to and the segments that wait for it."""
+
+    __slots__ = ("segments", "num_registers", "initial_pending", "roots", "receives")
+
+    def __repr__(self):
+        return f"<Segments {len(self.segments)}, {self.num_registers} registers>"
+
+
+def compile_segments(ex):
+    """The segments of `ex` (a GraphExecutor), or None when it needs the dataflow executor."""
+    items = ex.items
+    if (not ENABLED or ex.uses_frames or ex.device.device_type != "CPU"
+            or not any(it.kind == ASYNC for it in items)):
+        return None
+    order = compiled_schedule._dataflow_order(ex)
+    reg_of, slot_source = compiled_schedule.registers_of(ex)
+    waits = _waits(ex, order)
+    keys = {}
+    for i in order:
+        keys.setdefault(waits[i], len(keys))
+    plan = [[] for _ in keys]
+    for i in order:
+        it = items[i]
+        plan[keys[waits[i]]].append((it, tuple(slot_source[s] for s in range(it.start, it.end))))
+    frees = _frees(plan)
+    segs = Segments()
+    segs.num_registers = len(reg_of)
+    segs.segments = []
+    for index, (key, nodes) in enumerate(zip(keys, plan)):
+        seg = Segment()
+        seg.index = index
+        seg.waits = key
+        seg.entries = tuple((it, ins, tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out)),
+                             frees.get((index, pos), ())) for pos, (it, ins) in enumerate(nodes))
+        segs.segments.append(seg)
+    segs.initial_pending = [len(key) for key in keys]
+    segs.roots = tuple(s.index for s in segs.segments if not s.waits)
+    waiting = collections.defaultdict(list)
+    for seg in sorted(segs.segments, key=lambda s: len(s.waits)):  # smaller wait-sets first, see module doc
+        for r in seg.waits:
+            waiting[r].append(seg.index)
+    segs.receives = {it.id: (tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out)), tuple(waiting[it.id]))
+                     for it in items if it.kind == ASYNC}
+    return segs
+
+
+def _waits(ex, order):
+    """Per node, the frozenset of asynchronous nodes it depends on."""
+    preds = [[] for _ in ex.items]
+    for it in ex.items:
+        for d in it.succ:
+            preds[d].append(it.id)
+    waits = [frozenset()] * len(ex.items)
+    for i in order:
+        w = set()
+        for p in preds[i]:
+            w |= waits[p]
+            if ex.items[p].kind == ASYNC:
+                w.add(p)
+        waits[i] = frozenset(w)
+    return waits
+
+
+def _frees(plan):
+    """Per (segment, position), the registers its node frees: those all of
+    whose readers are in one segment, at the last of them."""
+    segments_reading = collections.defaultdict(set)
+    last = {}
+    for s, nodes in enumerate(plan):
+        for pos, (it, ins) in enumerate(nodes):
+            for r in ins:
+                segments_reading[r].add(s)
+                last[r] = (s, pos)
+    frees = collections.defaultdict(set)
+    for r, at in last.items():
+        if len(segments_reading[r]) == 1:
+            frees[at].add(r)
+    return {at: tuple(sorted(regs)) for at, regs in frees.items()}
+
+
+class SegmentedRun(ge._Run):
+    """One segmented executor running one step (the dataflow run's callbacks,
+    completions and failure handling; segments instead of nodes)."""
+
+    __slots__ = ("regs", "seg_pending")
+
+    def __init__(self, ex, step):
+        super().__init__(ex, step)
+        segs = ex.segments
+        self.inputs = self.pending = None
+        self.regs = [None] * segs.num_registers
+        self.seg_pending = segs.initial_pending.copy()
+        self.ready.clear()
+        self.ready.extend(segs.roots)
+        self.remaining = len(segs.segments)
+
+    def _loop(self, deferred):
+        segments = self.ex.segments.segments
+        ready = self.ready
+        stats = self.step.stats
+        while True:
+            while ready and not self.failed:
+                if self._run_segment(segments[ready.popleft()], deferred, stats):
+                    self.remaining -= 1
+            more, finished = self._complete(stats)
+            if not more:
+                break
+        if finished:
+            self._finish()
+
+    def _run_segment(self, seg, deferred, stats):
+        """Runs one segment's nodes; False when the step failed meanwhile."""
+        ex, step, regs = self.ex, self.step, self.regs
+        profiling = ex.runs_to_profile > 0
+        timed = profiling or stats is not None
+        release = ex.runner is not None
+        for it, ins, outs, frees in seg.entries:
+            if step.error is not None:
+                self.failed = True
+                return False
+            if deferred and release and it.expensive:
+                self._release(deferred)
+            try:
+                args = [regs[r] for r in ins]
+                for j in it.deref:
+                    args[j] = args[j].read(it.name)
+                for r in frees:
+                    regs[r] = None
+                if it.kind == ASYNC:
+                    self._launch(it, step, args)
+                    continue
+                t0 = ge._now_ns() if timed else 0
+                out = it.fn(step, *args) if it.kind == STEP else it.fn(*args)
+            except Exception as exc:  # noqa: BLE001 - becomes the step's error
+                self._fail(it, exc)
+                return False
+            if timed:
+                self._timed(it, t0, out, profiling, stats)
+            _store(regs, it, outs, out)
+        return True
+
+    def _propagate(self, it, out):
+        """A receive completed: its value into its registers, and the segments
+        waiting for it counted down (those ready in the order compiled)."""
+        outs, waiting = self.ex.segments.receives[it.id]
+        _store(self.regs, it, outs, out)
+        pending = self.seg_pending
+        for s in waiting:
+            pending[s] -= 1
+            if not pending[s]:
+                self.ready.append(s)
+
+    def _finish(self):
+        err = None
+        if not self.failed and self.remaining:
+            err = errors.InternalError(f"Executor for {self.ex.device.name} stalled with {self.remaining} "
+                                       f"segments not run", device=self.ex.device.name)
+        self.regs = None
+        self.ex._note_run()
+        self._report_done(err)
+
+    def __repr__(self):
+        return f"<SegmentedRun {self.ex.device.name} step {self.step.step_id}: {self.remaining} segments left>"
+
+
+def _store(regs, it, outs, out):
+    if it.n_out == 1:
+        regs[outs[0][1]] = out
+    else:
+        for k, r in outs:
+            regs[r] = out[k]
