@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import errors
 from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
-from . import common_subexpressions
+from . import common_subexpressions, schedule_code
 from . import graph_executor as ge
 
 ENABLED = True  # tests turn it off to compare against the dataflow executor
@@ -147,13 +147,15 @@ class Schedule:
     step or reads a variable; the output register is -1 when nobody reads the
     output, _MULTI for several outputs."""
 
-    __slots__ = ("entries", "fast", "num_registers", "registers", "flat")
+    __slots__ = ("entries", "fast", "num_registers", "registers", "flat", "code", "code_tried")
 
     def __init__(self, entries, fast, registers):
         self.entries = entries
         self.fast = fast
         self.num_registers = len(registers)
         self.registers = registers  # what an untimed step starts with: constants in theirs
+        self.code = None  # schedule_code.ScheduleCode, made at the first untimed step
+        self.code_tried = False
         flat = []
         for e in fast:
             mode = 3 if (e.step_kind or e.deref) else min(e.n_in, 2)
@@ -228,7 +230,33 @@ class CompiledRun:
         self._report_done()
 
     def _run(self, deferred):
-        # the hot loop: one tuple unpack per kernel instead of attribute loads
+        schedule = self.ex.schedule
+        code = schedule.code
+        if code is None:
+            if schedule.code_tried:
+                self._walk(deferred)
+                return
+            schedule.code_tried = True
+            ex = self.ex
+            code = schedule.code = schedule_code.generate(schedule, ex, lambda d: _release(ex, d))
+            if code is None:
+                self._walk(deferred)
+                return
+        self.regs = None  # the generated code keeps values in its locals
+        try:
+            stopped = code.run(self.step, deferred)
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            pos = schedule_code.failed_position(code, exc)
+            self._fail(schedule.fast[pos], exc, pos)
+            return
+        if stopped is not None:
+            self.failed = True
+            self.position = stopped
+            return
+        self.position = len(schedule.fast)
+
+    def _walk(self, deferred):
+        # the list walk: one tuple unpack per kernel instead of attribute loads
         regs = self.regs
         step = self.step
         ex = self.ex
