@@ -238,7 +238,8 @@ class CompiledRun:
                 return
             schedule.code_tried = True
             ex = self.ex
-            code = schedule.code = schedule_code.generate(schedule, ex, lambda d: _release(ex, d))
+            runner = ex.runner  # not ex: the code is kept by the schedule, which ex keeps (no cycle)
+            code = schedule.code = schedule_code.generate(schedule, ex, lambda d: _release_to(runner, d))
             if code is None:
                 self._walk(deferred)
                 return
@@ -364,7 +365,10 @@ def _deref_args(e, regs):
 
 
 def _release(ex, deferred):
-    runner = ex.runner
+    _release_to(ex.runner, deferred)
+
+
+def _release_to(runner, deferred):
     while deferred:
         runner(deferred.pop().loop)
 
