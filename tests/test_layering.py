@@ -19,7 +19,9 @@ MAY_IMPORT = {
     "logging": set(),
     "compat": set(),
     "gfile": {"errors"},
-    "framework": {"errors", "logging", "compat"},
+    # Utilities that import nothing of graphrt (crc32c), below every layer.
+    "util": set(),
+    "framework": {"errors", "logging", "compat", "util"},
     "ops": {"framework"},
     # gradients.py offers checkpointed gradients from recompute/, which differentiates with gradients.py.
     "gradients": {"ops", "recompute"},
@@ -52,20 +54,6 @@ MAY_IMPORT = {
     **{api: {"*"} for api in ("__init__", "nn", "math", "linalg", "random", "initializers", "debugging", "io",
                               "cli", "contrib")},
 }
-
-# Imports that still cross the layers upward, each until an issue-10 item removes it:
-# (importing module, imported part) -> why, and what removes it.
-KNOWN_VIOLATIONS = {
-    ("graphrt/client/session.py", "distributed"):
-        "Session.__new__ returns a MasterSession for a zmq:// target; removed by issue 10 item 2 "
-        "(a session front end with a backend per target scheme, chosen from a table).",
-    ("graphrt/framework/indexed_slices.py", "ops"):
-        "IndexedSlices.__neg__ builds a Neg op (as TF's does); removed by issue 10 item 4.",
-    ("graphrt/summary/reader.py", "train"):
-        "the event-file reader checks records with train/crc32c.py; removed by issue 10 item 4 "
-        "(crc32c moves below both, into a utility module).",
-}
-
 
 def _part(module):
     """'graphrt.runtime.step' -> 'runtime'; 'graphrt' -> '__init__'."""
@@ -129,15 +117,9 @@ def test_every_part_has_a_layer():
 
 
 def test_no_import_reaches_up_a_layer():
-    new = {k: lines for k, lines in layer_violations().items() if k not in KNOWN_VIOLATIONS}
-    assert new == {}, "imports of a higher layer (see docs/architecture.md, Layers): " + ", ".join(
-        f"{path}:{lines} imports graphrt.{part}" for (path, part), lines in sorted(new.items()))
-
-
-def test_known_violations_are_still_there():
-    """An entry that no longer happens is removed from the list, so the list only shrinks."""
-    gone = set(KNOWN_VIOLATIONS) - set(layer_violations())
-    assert gone == set(), f"fixed, so delete from KNOWN_VIOLATIONS: {sorted(gone)}"
+    found = layer_violations()
+    assert found == {}, "imports of a higher layer (see docs/architecture.md, Layers): " + ", ".join(
+        f"{path}:{lines} imports graphrt.{part}" for (path, part), lines in sorted(found.items()))
 
 
 @pytest.mark.parametrize("source, expected", [
