@@ -78,8 +78,8 @@ class _RemotePartition:
 
 
 class _MasterPlan:
-    __slots__ = ("key", "graph", "feeds", "feed_specs", "fetch_tensors", "targets", "client_graph", "placement", "transfers",
-                 "tasks", "feed_keys", "fetch_keys", "partition_graphs", "executors", "task_graphs")
+    __slots__ = ("key", "graph", "feeds", "feed_specs", "fetch_tensors", "targets", "client_graph", "placement",
+                 "transfers", "tasks", "feed_keys", "fetch_keys", "partition_graphs", "executors", "task_graphs")
 
     def __repr__(self):
         return (f"<MasterPlan feeds={[t.name for t in self.feeds]} fetches={[t.name for t in self.fetch_tensors]} "

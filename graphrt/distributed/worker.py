@@ -52,14 +52,14 @@ from ..framework.device_spec import parse_full_name
 from ..framework.graph_def import GraphDef
 from ..ops import py_func_registry
 from ..partition import partitioner
-from ..rendezvous import RendezvousManager, format_pending, parse_key
+from ..rendezvous import RendezvousManager, parse_key
 from ..rendezvous.remote import RemoteRendezvous
 from ..runtime import device_factory
-from ..runtime.graph_executor import GraphExecutor, run_all
+from ..runtime.graph_executor import GraphExecutor
 from ..runtime.runner import Runner
 from ..runtime.step import Step
+from ..runtime.step_driver import DRAIN_TIMEOUT_S, StepDriver
 from ..runtime.step_stats import StepStatsCollector
-from ..runtime.watchdog import WATCHDOG
 from . import wire
 from .log_limit import RateLimitedLog
 from .sockets import readable, recv_frames, send_frames
@@ -67,7 +67,6 @@ from .step_table import GraphQuota, StepTable
 from .channel import ChannelPool
 from .cluster import ClusterSpec
 
-_DRAIN_TIMEOUT_S = 10.0
 _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or running at once
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
@@ -154,6 +153,7 @@ class WorkerService:
         self._log = RateLimitedLog(f"graphrt worker {self.task}")
         threads = max(4, 2 * len(self.devices))
         self._exec_runner = Runner(threads, name=f"graphrt-worker-exec{self.task}")
+        self._driver = StepDriver(self._exec_runner)   # the local session's step runner, on this pool's thread
         self._rpc_runner = Runner(128, name=f"graphrt-worker-rpc{self.task}")
         self._handlers = {
             "ListDevices": self._list_devices, "GetStatus": self._get_status, "RecvTensor": self._recv_tensor,
@@ -405,7 +405,6 @@ class WorkerService:
             rendezvous = self.step_table.for_run(step_id)
             step = Step(step_id, rendezvous, [], 0, len(graph.executors), stats)
             self._steps[step_id] = step
-        watch = None
         try:
             if rendezvous.status is not None:
                 raise rendezvous.status
@@ -414,42 +413,25 @@ class WorkerService:
                     rendezvous.send(key, None, True)
                 else:
                     rendezvous.send(key, value, False)
-            timeout_ms = fields.get("timeout_ms", 0)
-            deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
-            if deadline is not None:
-                watch = WATCHDOG.watch(step, deadline, lambda: self._deadline_error(step, rendezvous, timeout_ms))
             if graph.executors:
-                run_all([ex.start(step) for ex in graph.executors])
-                if not step.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
-                    step.abort(self._deadline_error(step, rendezvous, timeout_ms))
-                if not step.wait(_DRAIN_TIMEOUT_S):
-                    step.error.message += (f"\n(executors of step {step_id} on {self.task} were still running "
-                                           f"{_DRAIN_TIMEOUT_S:.0f}s after the abort)")
-                    step.error.args = (step.error.message,)
+                # This pool thread runs the partitions; the watchdog aborts the step at its deadline.
+                self._driver.run_step(step, [ex.start(step) for ex in graph.executors], fields.get("timeout_ms", 0),
+                                      where=f" on {self.task}", on_caller=True)
             if step.error is not None:
                 raise step.error
             values = []
             for key in recvs:
-                value, is_dead = rendezvous.recv(key, timeout=_DRAIN_TIMEOUT_S)
+                value, is_dead = rendezvous.recv(key, timeout=DRAIN_TIMEOUT_S)
                 values.append(wire.DEAD if is_dead else value)
             result = {}
             if stats is not None:
                 result["step_stats"] = _stats_to_wire(stats.finalize())
         finally:
-            if watch is not None:
-                WATCHDOG.cancel(watch)
             with self._lock:
                 self._steps.pop(step_id, None)
                 self.step_table.release(step_id)
         # Replied only once the step is no longer running here (a status request that follows sees it).
         self._reply(identity, message.id, fields={"recv_keys": recv_keys, "result": result}, values=values)
-
-    def _deadline_error(self, step, rendezvous, timeout_ms):
-        pending = rendezvous.pending()
-        waiting = format_pending(pending) if pending else "(no rendezvous keys pending: a kernel is still running)"
-        return errors.DeadlineExceededError(
-            f"Timed out after {timeout_ms} ms waiting for step {step.step_id} on {self.task}; still waiting:\n"
-            f"{waiting}")
 
     def _recv_tensor(self, identity, message):
         step_id = message.fields["step_id"]
