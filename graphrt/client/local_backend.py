@@ -11,7 +11,8 @@ import itertools
 import weakref
 
 from .. import errors
-from ..partition import partitioner, placer, subgraph, verifier
+from ..partition import partitioner
+from ..partition.plan import build_plan
 from ..rendezvous import LocalRendezvous
 from ..runtime import device_factory
 from ..runtime.graph_executor import GraphExecutor
@@ -25,10 +26,16 @@ _step_ids = itertools.count(1)
 
 
 class _Plan:
-    """Everything a run signature needs, built once."""
+    """Everything a run signature needs, built once: the pipeline's `layout`
+    (partition/plan.Plan) and an executor per partition."""
 
-    __slots__ = ("key", "feeds", "feed_specs", "fetch_tensors", "targets", "executors", "partition_graphs",
-                 "transfers", "placement", "inline", "client_graph")
+    __slots__ = ("key", "feeds", "feed_specs", "fetch_tensors", "targets", "layout", "executors",
+                 "device_partitions", "inline")
+
+    client_graph = property(lambda self: self.layout.client_graph)
+    placement = property(lambda self: self.layout.placement)
+    transfers = property(lambda self: self.layout.transfers)
+    partition_graphs = property(lambda self: list(self.device_partitions.values()))   # in executor order
 
     def __repr__(self):
         return (f"<Plan feeds={[t.name for t in self.feeds]} fetches={[t.name for t in self.fetch_tensors]} "
@@ -53,12 +60,10 @@ class LocalBackend:
         self._driver = StepDriver(self._runner)
 
     def make_plan(self, graph, feeds, fetches, targets, options=None):
-        client = subgraph.build_client_graph(graph, feeds, fetches, targets, self.client_device.name)
-        placement = placer.place(client.graph_def, self.devices, self._config.allow_soft_placement,
-                                 self._config.log_device_placement)
-        incarnations = {d.name: d.incarnation for d in self.devices}
-        parts = partitioner.partition(client.graph_def, placement, incarnations, self._new_name)
-        verifier.verify_partitions(parts)
+        layout = build_plan(graph, feeds, fetches, targets, self.devices, self.client_device,
+                            allow_soft_placement=self._config.allow_soft_placement,
+                            log_device_placement=self._config.log_device_placement, new_name=self._new_name)
+        parts = layout.partitions
         by_name = {d.name: d for d in self.devices}
         executors = []
         for device_name in sorted(parts, key=lambda n: (n != self.client_device.name, n)):
@@ -66,16 +71,14 @@ class LocalBackend:
             if device is None:
                 raise errors.InvalidArgumentError(f"Creating a partition for {device_name} which doesn't exist in "
                                                   f"the list of available devices")
-            executors.append(GraphExecutor(parts[device_name], device, self._runner, client.debug_info))
+            executors.append(GraphExecutor(parts[device_name], device, self._runner, layout.client_graph.debug_info))
         plan = _Plan()
-        plan.client_graph = client
+        plan.layout = layout
         plan.feeds = feeds
         plan.fetch_tensors = fetches
         plan.targets = targets
         plan.executors = executors
-        plan.partition_graphs = [parts[e.device.name] for e in executors]
-        plan.transfers = parts.transfers
-        plan.placement = placement
+        plan.device_partitions = {e.device.name: parts[e.device.name] for e in executors}
         plan.inline = len(executors) == 1 and not executors[0].has_async
         return plan
 

@@ -39,7 +39,8 @@ from .. import errors
 from ..framework.device_spec import DeviceInfo, DeviceSpec
 from ..framework.graph_def import GraphDef
 from ..ops import py_func_registry
-from ..partition import partitioner, placer, subgraph, verifier
+from ..partition import partitioner
+from ..partition.plan import build_plan
 from ..rendezvous import ParsedKey
 from ..rendezvous.remote import task_of
 from ..runtime.step_stats import DeviceStepStats, NodeExecStats, NodeOutput, StepStats
@@ -70,16 +71,18 @@ class RemoteDevice(DeviceInfo):
         return f"<RemoteDevice {self.name} incarnation={self.incarnation:016x}>"
 
 
-class _RemotePartition:
-    """Stands where a local plan has a GraphExecutor (for partition inspection)."""
-
-    def __init__(self, device):
-        self.device = device
-
-
 class _MasterPlan:
-    __slots__ = ("key", "graph", "feeds", "feed_specs", "fetch_tensors", "targets", "client_graph", "placement",
-                 "transfers", "tasks", "feed_keys", "fetch_keys", "partition_graphs", "executors", "task_graphs")
+    """A run signature on the cluster: the pipeline's `layout` (partitioned per task), each task's
+    registered graph handle, the client's feed and fetch keys, and the per-device partitions the
+    workers made (for RunMetadata and inspection)."""
+
+    __slots__ = ("key", "graph", "layout", "feeds", "feed_specs", "fetch_tensors", "targets", "tasks", "feed_keys",
+                 "fetch_keys", "task_graphs", "device_partitions")
+
+    client_graph = property(lambda self: self.layout.client_graph)
+    placement = property(lambda self: self.layout.placement)
+    transfers = property(lambda self: self.layout.transfers)
+    partition_graphs = property(lambda self: list(self.device_partitions.values()))
 
     def __repr__(self):
         return (f"<MasterPlan feeds={[t.name for t in self.feeds]} fetches={[t.name for t in self.fetch_tensors]} "
@@ -187,40 +190,50 @@ class MasterBackend:
     # -- plans --------------------------------------------------------------------------------
     def make_plan(self, graph, feeds, fetches, targets, options=None):
         client_device = self.client_device
-        client = subgraph.build_client_graph(graph, feeds, fetches, targets, client_device.name,
-                                             convention="rendezvous", client_incarnation=client_device.incarnation)
-        placement = placer.place(client.graph_def, self.devices, self._config.allow_soft_placement,
-                                 self._config.log_device_placement, default_task=self._client_task)
-        incarnations = {d.name: d.incarnation for d in self.devices}
-        parts = partitioner.partition(client.graph_def, placement, incarnations, self._new_name,
-                                      node_to_loc=task_of)
-        verifier.verify_partitions(parts)
+        layout = build_plan(graph, feeds, fetches, targets, self.devices, client_device, convention="rendezvous",
+                            allow_soft_placement=self._config.allow_soft_placement,
+                            log_device_placement=self._config.log_device_placement,
+                            default_task=self._client_task, new_name=self._new_name, locate=task_of)
+        parts = layout.partitions
+        if self._client_task not in parts and (feeds or fetches):
+            raise errors.InternalError(f"No partition for the client task {self._client_task}, which feeds "
+                                       f"and fetches go through")
         inc = client_device.incarnation & (2 ** 64 - 1)
         plan = _MasterPlan()
         plan.graph = graph
+        plan.layout = layout
         plan.feeds = feeds
         plan.fetch_tensors = fetches
         plan.targets = targets
-        plan.client_graph = client
-        plan.placement = placement
-        plan.transfers = parts.transfers
         plan.feed_keys = [ParsedKey(client_device.name, inc, client_device.name, t.name).full_key for t in feeds]
         plan.fetch_keys = [ParsedKey(client_device.name, inc, client_device.name, t.name).full_key
                            for t in fetches]
         order = sorted(parts, key=lambda t: (t != self._client_task, t))
-        if self._client_task not in parts and (feeds or fetches):
-            raise errors.InternalError(f"No partition for the client task {self._client_task}, which feeds "
-                                       f"and fetches go through")
         plan.task_graphs = {t: parts[t] for t in order}
-        debug_info = {k: str(v) for k, v in client.debug_info.items()}
-        for t in order:  # this program registers these graphs itself: its py_funcs may run in its servers
-            py_func_registry.grant_graph(parts[t])
-        requests = {t: ("RegisterGraph", {"graph_def": parts[t].to_dict(), "debug_info": debug_info}, ())
-                    for t in order}
+        handles = self._register(plan.task_graphs, layout.client_graph.debug_info, options)
+        plan.tasks = [(t, handles[t]["graph_handle"]) for t in order]
+        by_name = {d.name: d for d in self.devices}
+        plan.device_partitions = {}
+        for task in order:
+            for gd in handles[task].get("partition_graphs", []):
+                graph_def = GraphDef.from_dict(gd)
+                device = graph_def.node[0].device if graph_def.node else task
+                plan.device_partitions[(by_name.get(device) or RemoteDevice(device, "CPU", 0)).name] = graph_def
+        return plan
+
+    def _register(self, task_graphs, debug_info, options):
+        """RegisterGraph of each task's graph, all at once: {task: result}, or the first failure
+        (the graphs that did register are deregistered)."""
+        debug_info = {k: str(v) for k, v in debug_info.items()}
+        for graph_def in task_graphs.values():
+            # This program registers these graphs itself: its py_funcs may run in its servers.
+            py_func_registry.grant_graph(graph_def)
+        requests = {t: ("RegisterGraph", {"graph_def": g.to_dict(), "debug_info": debug_info}, ())
+                    for t, g in task_graphs.items()}
         # Registration happens inside the first `run` of a signature: it gets that run's timeout.
         replies = self._parallel(requests, self._step_timeout_ms(options) / 1000.0)
         handles, failure = {}, None
-        for task in order:
+        for task in task_graphs:
             error, message = replies[task]
             if error is None:
                 error = message.error
@@ -233,16 +246,7 @@ class MasterBackend:
                 self._channels.send_oneway(self._tasks[task], "DeregisterGraph",
                                            {"graph_handle": result["graph_handle"]}, peer_name=task)
             raise failure
-        plan.tasks = [(t, handles[t]["graph_handle"]) for t in order]
-        by_name = {d.name: d for d in self.devices}
-        plan.partition_graphs, plan.executors = [], []
-        for task in order:
-            for gd in handles[task].get("partition_graphs", []):
-                graph_def = GraphDef.from_dict(gd)
-                device = graph_def.node[0].device if graph_def.node else task
-                plan.partition_graphs.append(graph_def)
-                plan.executors.append(_RemotePartition(by_name.get(device) or RemoteDevice(device, "CPU", 0)))
-        return plan
+        return handles
 
     def _step_timeout_ms(self, options=None):
         if options is not None and options.timeout_in_ms > 0:
