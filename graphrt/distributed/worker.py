@@ -59,14 +59,14 @@ from ..framework.device_spec import parse_full_name
 from ..framework.graph_def import GraphDef
 from ..ops import py_func_registry
 from ..partition import partitioner
-from ..rendezvous import RendezvousManager, format_pending, parse_key
+from ..rendezvous import RendezvousManager, parse_key
 from ..rendezvous.remote import RemoteRendezvous
 from ..runtime import device_factory
-from ..runtime.graph_executor import GraphExecutor, run_all, run_io_callback
+from ..runtime.graph_executor import GraphExecutor, run_io_callback
 from ..runtime.runner import Runner
 from ..runtime.step import Step
+from ..runtime.step_driver import StepDriver
 from ..runtime.step_stats import StepStatsCollector
-from ..runtime.watchdog import WATCHDOG
 from . import wire
 from .log_limit import RateLimitedLog
 from .sockets import readable, recv_frames, send_frames
@@ -74,7 +74,6 @@ from .step_table import GraphQuota, StepTable
 from .channel import ChannelPool, _deliver, read_only, serve_in_process, stop_serving_in_process
 from .cluster import ClusterSpec, tcp_endpoint
 
-_DRAIN_TIMEOUT_S = 10.0
 _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or running at once
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
@@ -116,23 +115,16 @@ class _Registered:
 
 
 class _PendingReply:
-    """What one RunGraph owes its caller: one reply, sent by whoever claims it first
-    (the last partition to finish, or the deadline's drain running out)."""
+    """What one RunGraph owes its caller: the reply sent when the step driver says it is over."""
 
-    __slots__ = ("identity", "request_id", "step", "recv_keys", "recvs", "timeout_ms", "watches", "_once")
+    __slots__ = ("identity", "request_id", "step", "recv_keys", "recvs")
 
-    def __init__(self, identity, request_id, step, recv_keys, recvs, timeout_ms):
+    def __init__(self, identity, request_id, step, recv_keys, recvs):
         self.identity = identity
         self.request_id = request_id
         self.step = step
         self.recv_keys = recv_keys
         self.recvs = recvs
-        self.timeout_ms = timeout_ms
-        self.watches = ()
-        self._once = threading.Lock()
-
-    def claim(self):
-        return self._once.acquire(False)
 
 
 class _Peers:
@@ -243,6 +235,7 @@ class WorkerService:
         self._log = RateLimitedLog(f"graphrt worker {self.task}")
         threads = max(4, 2 * len(self.devices))
         self._exec_runner = Runner(threads, name=f"graphrt-worker-exec{self.task}")
+        self._driver = StepDriver(self._exec_runner)   # the local session's step runner, on this pool's thread
         self._rpc_runner = Runner(128, name=f"graphrt-worker-rpc{self.task}")
         self._handlers = {
             "ListDevices": self._list_devices, "GetStatus": self._get_status, "RecvTensor": self._recv_tensor,
@@ -527,8 +520,7 @@ class WorkerService:
             rendezvous = self.step_table.for_run(step_id)
             step = Step(step_id, rendezvous, [], 0, len(graph.executors), stats)
             self._steps[step_id] = step
-        pending = _PendingReply(identity, message.id, step, recv_keys, recvs,
-                                int(fields.get("timeout_ms", 0) or 0))
+        pending = _PendingReply(identity, message.id, step, recv_keys, recvs)
         try:
             if rendezvous.status is not None:
                 raise rendezvous.status
@@ -541,22 +533,12 @@ class WorkerService:
         except BaseException:
             self._end_step(pending)
             raise
-        if pending.timeout_ms > 0:
-            deadline = time.monotonic() + pending.timeout_ms / 1000.0
-            pending.watches = [WATCHDOG.watch(step, deadline, lambda: self._deadline_passed(pending))]
-        if not runs:
-            self._finish_run_graph(pending)
-            return
-        step.on_done = lambda: self._finish_run_graph(pending)
-        if graph.runs_inline():
-            run_all(runs)
-        else:  # a kernel may block or take long: not on the serving thread
-            self._exec_runner(lambda: run_all(runs))
+        self._driver.start_step(step, runs, int(fields.get("timeout_ms", 0) or 0),
+                                lambda: self._finish_run_graph(pending), where=f" on {self.task}",
+                                inline=graph.runs_inline())
 
     def _finish_run_graph(self, pending):
-        """The step's partitions are done: answer with the fetched keys (or the step's error)."""
-        if not pending.claim():
-            return  # the deadline's drain ran out first and answered
+        """The step's partitions are done (or given up on): answer with the fetched keys or the error."""
         step = pending.step
         error, values, result = step.error, [], {}
         try:
@@ -579,41 +561,11 @@ class WorkerService:
             self._reply(pending.identity, pending.request_id,
                         fields={"recv_keys": pending.recv_keys, "result": result}, values=values)
 
-    def _deadline_passed(self, pending):
-        """The watchdog's error for a step past its deadline; its partitions get `_DRAIN_TIMEOUT_S`
-        to stop after the abort before the reply goes out without them."""
-        step = pending.step
-        pending.watches.append(WATCHDOG.watch(step, time.monotonic() + _DRAIN_TIMEOUT_S,
-                                              lambda: self._give_up(pending)))
-        return self._deadline_error(step, step.rendezvous, pending.timeout_ms)
-
-    def _give_up(self, pending):
-        """The deadline passed and the aborted partitions still ran `_DRAIN_TIMEOUT_S` later: answer now."""
-        step = pending.step
-        error = step.error
-        if pending.claim():
-            if isinstance(error, errors.OpError):
-                error.message += (f"\n(executors of step {step.step_id} on {self.task} were still running "
-                                  f"{_DRAIN_TIMEOUT_S:.0f}s after the abort)")
-                error.args = (error.message,)
-            self._end_step(pending)
-            self._reply(pending.identity, pending.request_id, error)
-        return error
-
     def _end_step(self, pending):
-        for watch in pending.watches:
-            WATCHDOG.cancel(watch)
         step_id = pending.step.step_id
         with self._lock:
             self._steps.pop(step_id, None)
             self.step_table.release(step_id)
-
-    def _deadline_error(self, step, rendezvous, timeout_ms):
-        pending = rendezvous.pending()
-        waiting = format_pending(pending) if pending else "(no rendezvous keys pending: a kernel is still running)"
-        return errors.DeadlineExceededError(
-            f"Timed out after {timeout_ms} ms waiting for step {step.step_id} on {self.task}; still waiting:\n"
-            f"{waiting}")
 
     def _recv_tensor(self, identity, message):
         step_id = message.fields["step_id"]
