@@ -4,7 +4,8 @@ with `--tf-python PYTHON` (an interpreter that has TensorFlow; see
 vs_tensorflow.py), beside TensorFlow's compat.v1 graph mode.
 
 Prints one JSON object. Cases (the graphs of vs_tensorflow.py):
-`chain` 1,000 dependent scalar adds; `wide` 1,000 independent adds of
+`chain` 1,000 dependent scalar adds (`chain_two_devices` the same on one of
+two CPU devices, of a value received from the other); `wide` 1,000 independent adds of
 `x + one` and an add_n of them (the adds are alike: common subexpression
 elimination, TF's and graphrt's, computes one); `wide_distinct` the same
 with 1,000 different constants (every add runs); `while_loop` per iteration
@@ -12,8 +13,8 @@ of a 10,000-iteration scalar loop; and the fixed cost of one `run` of a
 one-op graph. `floor` is plain Python calling the same numpy operations on
 the same numpy scalars (what no runtime running these kernels can beat);
 `cpu` the process CPU time (the steadier figure when other work keeps the
-machine busy); `nodes` the partition's nodes, `kernels_run` those an untimed
-run calls.
+machine busy); `nodes` the (largest) partition's nodes, `kernels_run` those
+an untimed run calls.
 """
 import os
 import sys
@@ -27,7 +28,7 @@ from _util import emit, time_calls  # noqa: E402
 
 N = vs_tensorflow.N
 LOOP = vs_tensorflow.LOOP
-CASES = ("chain", "wide", "wide_distinct", "while_loop")
+CASES = ("chain", "chain_two_devices", "wide", "wide_distinct", "while_loop")
 
 
 def node_counts(name):
@@ -35,12 +36,14 @@ def node_counts(name):
     sess, fn, _ = vs_tensorflow.CASES[name][0](tf)
     for _ in range(5):  # past the profiled runs
         fn()
-    (ex,) = [e for e in sess._plans.values()][0].executors
+    executors = [e for e in sess._plans.values()][0].executors
     sess.close()
-    schedule = ex.schedule
-    if schedule is None:
-        return len(ex.items), None
-    return len(schedule.entries), len(schedule.fast)
+    ex = max(executors, key=lambda e: len(e.items))  # the partition with the adds
+    if ex.schedule is not None:
+        return len(ex.schedule.entries), len(ex.schedule.fast)
+    if ex.segments is not None:
+        return len(ex.items), sum(len(seg.flat) for seg in ex.segments.segments)
+    return len(ex.items), None
 
 
 def floors():
@@ -52,6 +55,12 @@ def floors():
         y = x
         for _ in range(N):
             y = y + one
+        return y
+
+    def chain_two_devices():
+        y = x * np.float32(2.0)
+        for k in range(N):
+            y = y + consts[k % 5]
         return y
 
     def wide():
@@ -69,7 +78,8 @@ def floors():
             i, a = i + step, a * c1 + c2
         return a
     out = {name: time_calls(fn, min_time=0.5) for name, fn in
-           (("chain", chain), ("wide", wide), ("wide_distinct", wide_distinct))}
+           (("chain", chain), ("chain_two_devices", chain_two_devices), ("wide", wide),
+            ("wide_distinct", wide_distinct))}
     out["while_loop"] = time_calls(while_loop, min_time=0.5) / LOOP
     return out
 

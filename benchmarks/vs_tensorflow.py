@@ -12,7 +12,8 @@ with graphrt's; without it, only graphrt's figures are printed.
 Cases: `wide` (1,000 independent scalar adds and an add_n of them, one
 run; the adds are alike, `x + one`, so both runtimes' common subexpression
 elimination computes one), `wide_distinct` (the same with 1,000 different
-constants: every add runs), `chain` (1,000 dependent scalar adds), `tiny` (one run of a one-op
+constants: every add runs), `chain_two_devices` (1,000 dependent adds on
+one CPU device of a value received from another), `chain` (1,000 dependent scalar adds), `tiny` (one run of a one-op
 graph), `while_loop` (per iteration of a 10,000-iteration scalar loop),
 `mlp_step` (784-1024-1024-10, batch 256, one SGD step on one device).
 """
@@ -119,6 +120,21 @@ def chain(tf):
     return sess, (lambda: sess.run(y, feed)), 1
 
 
+def chain_two_devices(tf):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/cpu:1"):
+            x = tf.placeholder(tf.float32, [], name="x")
+            y = x * 2.0
+        with tf.device("/cpu:0"):  # a partition with a receive
+            for k in range(N):
+                y = y + tf.constant(float(k % 5))
+    sess = tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 2}))
+    feed = {x: np.float32(1)}
+    assert sess.run(y, feed) == 2 + 2 * N
+    return sess, (lambda: sess.run(y, feed)), 1
+
+
 def tiny(tf):
     g = tf.Graph()
     with g.as_default():
@@ -163,7 +179,8 @@ def mlp_step(tf):
     return sess, (lambda: sess.run(train, feed)), 1
 
 
-CASES = {"wide": (wide, 20), "wide_distinct": (wide_distinct, 10), "chain": (chain, 20), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
+CASES = {"wide": (wide, 20), "wide_distinct": (wide_distinct, 10), "chain": (chain, 20),
+         "chain_two_devices": (chain_two_devices, 10), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
          "mlp_step": (mlp_step, 5)}
 
 

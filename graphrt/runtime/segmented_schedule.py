@@ -16,12 +16,14 @@ A value read in several segments is kept until the step ends (the order of
 segments depends on when receives arrive); one read within a single segment
 is freed at its last reader, as in a compiled schedule. The kernels, their
 errors and the step stats are the dataflow executor's; nodes are not shared
-(no common subexpression elimination across segments).
+(no common subexpression elimination across segments), but as in compiled
+schedules, untimed steps start with the constants in their registers.
 """
 import collections
+import operator
 
 from .. import errors
-from ..framework.registry import ASYNC, STEP
+from ..framework.registry import ASYNC, STEP, SYNC
 from . import compiled_schedule
 from . import graph_executor as ge
 
@@ -32,7 +34,7 @@ class Segment:
     """Nodes that wait for the same receives, in run order: per node (item,
     input registers, output registers [(k, register)], registers to free)."""
 
-    __slots__ = ("index", "waits", "entries")
+    __slots__ = ("index", "waits", "entries", "flat")
 
     def __repr__(self):
         return f"<Segment {self.index}: waits for {len(self.waits)} receives, {len(self.entries)} nodes>"
@@ -42,10 +44,10 @@ class Segments:
     """The segments of a partition and, per asynchronous node, the registers
     its outputs go to and the segments that wait for it."""
 
-    __slots__ = ("segments", "num_registers", "initial_pending", "roots", "receives")
+    __slots__ = ("segments", "registers", "initial_pending", "roots", "receives")
 
     def __repr__(self):
-        return f"<Segments {len(self.segments)}, {self.num_registers} registers>"
+        return f"<Segments {len(self.segments)}, {len(self.registers)} registers>"
 
 
 def compile_segments(ex):
@@ -65,15 +67,18 @@ def compile_segments(ex):
         it = items[i]
         plan[keys[waits[i]]].append((it, tuple(slot_source[s] for s in range(it.start, it.end))))
     frees = _frees(plan)
+    read = {r for nodes in plan for _, ins in nodes for r in ins}
     segs = Segments()
-    segs.num_registers = len(reg_of)
+    segs.registers = [None] * len(reg_of)
     segs.segments = []
     for index, (key, nodes) in enumerate(zip(keys, plan)):
         seg = Segment()
         seg.index = index
         seg.waits = key
-        seg.entries = tuple((it, ins, tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out)),
+        seg.entries = tuple((it, ins, tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out)
+                                            if reg_of[(it.id, k)] in read),
                              frees.get((index, pos), ())) for pos, (it, ins) in enumerate(nodes))
+        seg.flat = _flat(seg.entries, segs.registers)
         segs.segments.append(seg)
     segs.initial_pending = [len(key) for key in keys]
     segs.roots = tuple(s.index for s in segs.segments if not s.waits)
@@ -81,9 +86,32 @@ def compile_segments(ex):
     for seg in sorted(segs.segments, key=lambda s: len(s.waits)):  # smaller wait-sets first, see module doc
         for r in seg.waits:
             waiting[r].append(seg.index)
-    segs.receives = {it.id: (tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out)), tuple(waiting[it.id]))
-                     for it in items if it.kind == ASYNC}
+    segs.receives = {it.id: (tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out) if reg_of[(it.id, k)] in read),
+                             tuple(waiting[it.id])) for it in items if it.kind == ASYNC}
     return segs
+
+
+def _flat(entries, registers):
+    """The entries as untimed steps run them: per kernel (kernel, mode,
+    input getter, registers to free, output register, (k, register) of its
+    outputs, item) with mode 0/1/2 a plain kernel of 0/1/more inputs, 3 one
+    that needs the step or reads a variable, 4 an asynchronous one. A
+    constant's value is put in `registers` (what a step starts with) instead."""
+    flat = []
+    for it, ins, outs, frees in entries:
+        if it.op == "Const" and it.kind == SYNC:
+            if outs:
+                registers[outs[0][1]] = it.fn()
+            continue
+        if it.kind == ASYNC:
+            mode = 4
+        elif it.kind == STEP or it.deref:
+            mode = 3
+        else:
+            mode = min(len(ins), 2)
+        out_reg = outs[0][1] if it.n_out == 1 and outs else -1
+        flat.append((it.fn, mode, operator.itemgetter(*ins) if ins else None, frees, out_reg, outs, it, ins))
+    return tuple(flat)
 
 
 def _waits(ex, order):
@@ -130,7 +158,7 @@ class SegmentedRun(ge._Run):
         super().__init__(ex, step)
         segs = ex.segments
         self.inputs = self.pending = None
-        self.regs = [None] * segs.num_registers
+        self.regs = segs.registers.copy()
         self.seg_pending = segs.initial_pending.copy()
         self.ready.clear()
         self.ready.extend(segs.roots)
@@ -152,9 +180,49 @@ class SegmentedRun(ge._Run):
 
     def _run_segment(self, seg, deferred, stats):
         """Runs one segment's nodes; False when the step failed meanwhile."""
+        ex = self.ex
+        if stats is not None or ex.runs_to_profile > 0:
+            return self._run_timed(seg, deferred, stats)
+        step, regs = self.step, self.regs
+        release = ex.runner is not None
+        for fn, mode, get, frees, out_reg, outs, it, ins in seg.flat:
+            if step.error is not None:
+                self.failed = True
+                return False
+            if deferred and release and it.expensive:
+                self._release(deferred)
+            try:
+                if mode == 1:
+                    arg = get(regs)
+                    for r in frees:
+                        regs[r] = None
+                    out = fn(arg)
+                elif mode == 2:
+                    args = get(regs)
+                    for r in frees:
+                        regs[r] = None
+                    out = fn(*args)
+                elif mode == 0:
+                    out = fn()
+                else:
+                    args = _args(it, ins, frees, regs)
+                    if mode == 4:
+                        self._launch(it, step, args)
+                        continue
+                    out = fn(step, *args) if it.kind == STEP else fn(*args)
+            except Exception as exc:  # noqa: BLE001 - becomes the step's error
+                self._fail(it, exc)
+                return False
+            if out_reg >= 0:
+                regs[out_reg] = out
+            elif outs:
+                _store(regs, it, outs, out)
+        return True
+
+    def _run_timed(self, seg, deferred, stats):
+        """`_run_segment` with every node (constants too) measured: for step stats and profiled runs."""
         ex, step, regs = self.ex, self.step, self.regs
         profiling = ex.runs_to_profile > 0
-        timed = profiling or stats is not None
         release = ex.runner is not None
         for it, ins, outs, frees in seg.entries:
             if step.error is not None:
@@ -163,22 +231,18 @@ class SegmentedRun(ge._Run):
             if deferred and release and it.expensive:
                 self._release(deferred)
             try:
-                args = [regs[r] for r in ins]
-                for j in it.deref:
-                    args[j] = args[j].read(it.name)
-                for r in frees:
-                    regs[r] = None
+                args = _args(it, ins, frees, regs)
                 if it.kind == ASYNC:
                     self._launch(it, step, args)
                     continue
-                t0 = ge._now_ns() if timed else 0
+                t0 = ge._now_ns()
                 out = it.fn(step, *args) if it.kind == STEP else it.fn(*args)
             except Exception as exc:  # noqa: BLE001 - becomes the step's error
                 self._fail(it, exc)
                 return False
-            if timed:
-                self._timed(it, t0, out, profiling, stats)
-            _store(regs, it, outs, out)
+            self._timed(it, t0, out, profiling, stats)
+            if outs:
+                _store(regs, it, outs, out)
         return True
 
     def _propagate(self, it, out):
@@ -205,9 +269,20 @@ class SegmentedRun(ge._Run):
         return f"<SegmentedRun {self.ex.device.name} step {self.step.step_id}: {self.remaining} segments left>"
 
 
+def _args(it, ins, frees, regs):
+    args = [regs[r] for r in ins]
+    for j in it.deref:
+        args[j] = args[j].read(it.name)
+    for r in frees:
+        regs[r] = None
+    return args
+
+
 def _store(regs, it, outs, out):
+    """The outputs someone reads into their registers."""
     if it.n_out == 1:
-        regs[outs[0][1]] = out
+        if outs:
+            regs[outs[0][1]] = out
     else:
         for k, r in outs:
             regs[r] = out[k]

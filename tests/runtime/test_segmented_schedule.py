@@ -101,13 +101,15 @@ def test_failing_kernel_after_a_receive_names_its_node(mode):
         with tf.device("/cpu:0"):
             x = tf.placeholder(tf.float32, None, name="x")
             bad = tf.matmul(x, y2, name="bad_matmul")
+        good = {x: np.ones((2, 3), np.float32), y: np.ones((3, 1), np.float32)}
         with tf.Session(config=tf.ConfigProto(**TWO_CPUS)) as sess:
-            with pytest.raises(errors.InvalidArgumentError) as info:
-                sess.run(bad, {x: np.ones((2, 3), np.float32), y: np.ones((2, 3), np.float32)})
-            assert info.value.node == "bad_matmul"
-            np.testing.assert_array_equal(sess.run(bad, {x: np.ones((2, 3), np.float32),
-                                                         y: np.ones((3, 1), np.float32)}),
-                                          np.full((2, 1), 3.0, np.float32))
+            for runs in (0, 5):  # while profiled (timed), then untimed
+                for _ in range(runs):
+                    sess.run(bad, good)
+                with pytest.raises(errors.InvalidArgumentError) as info:
+                    sess.run(bad, {x: np.ones((2, 3), np.float32), y: np.ones((2, 3), np.float32)})
+                assert info.value.node == "bad_matmul"
+                np.testing.assert_array_equal(sess.run(bad, good), np.full((2, 1), 3.0, np.float32))
 
 
 def test_failure_of_the_sending_partition_stops_the_step(mode):
