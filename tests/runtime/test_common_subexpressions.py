@@ -8,6 +8,7 @@ import pytest
 import graphrt as tf
 from graphrt import errors
 from graphrt.runtime import compiled_schedule
+from tests.runtime.random_graphs import random_graph
 
 
 def _schedule(sess, fetches, feed=None):
@@ -157,3 +158,24 @@ def test_add_n_of_many_scalars_sums_in_order(dtype):
             want = want + v
     assert type(got) is dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_graphs_with_shared_nodes_match_the_dataflow_executor(seed):
+    results = {}
+    for compiled in (True, False):
+        compiled_schedule.ENABLED = compiled
+        try:
+            with tf.Graph().as_default():
+                x, fetched = random_graph(seed)
+                with tf.Session() as sess:
+                    feed = {x: np.array([-1.25, 0.5, 2.0], np.float32)}
+                    results[compiled] = [sess.run(fetched, feed) for _ in range(6)]  # profiled, then untimed
+                    if compiled:
+                        sched = _schedule(sess, fetched, feed)
+                        assert len(sched.fast) < len(sched.entries)
+        finally:
+            compiled_schedule.ENABLED = True
+    for run_c, run_d in zip(results[True], results[False]):
+        for a, b in zip(run_c, run_d):
+            np.testing.assert_array_equal(a, b)
