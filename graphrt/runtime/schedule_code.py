@@ -24,6 +24,8 @@ walk.
 """
 import itertools
 
+from ..framework.registry import STEP
+
 MAX_ENTRIES = 20_000
 _counter = itertools.count()
 
@@ -40,42 +42,63 @@ class ScheduleCode:
 def generate(schedule, ex, release):
     """A ScheduleCode for `schedule.fast` (None when it is too long); `release(deferred)`
     hands deferred loops to the runner."""
-    entries = schedule.fast
-    if len(entries) > MAX_ENTRIES:
+    if len(schedule.fast) > MAX_ENTRIES:
         return None
-    consts = {r for r, v in enumerate(schedule.registers) if v is not None}
-    lines = ["def run(step, deferred):"]
-    line_entry = {}
+    kernels = [(e.it, e.fn, e.ins, e.step_kind, False, e.outs, e.frees) for e in schedule.fast]
+    return _compile("def run(step, deferred):", kernels, schedule.registers, None, ex, release)
+
+
+def generate_segment(seg, registers, ex, release):
+    """A ScheduleCode for one segment's untimed list (segmented_schedule.py):
+    `run(step, deferred, regs, launch)` keeps the values only this segment
+    reads in locals and the others in the run's `regs`; `launch(item, step,
+    args)` starts an asynchronous kernel."""
+    if len(seg.flat) > MAX_ENTRIES:
+        return None
+    kernels = [(it, fn, ins, it.kind == STEP, mode == 4, outs, frees)
+               for fn, mode, _, frees, _, outs, it, ins in seg.flat]
+    return _compile("def run(step, deferred, regs, launch):", kernels, registers, seg.local, ex, release)
+
+
+def _compile(header, kernels, registers, local, ex, release):
+    """Writes and compiles the function; `local` is the set of registers kept
+    in local variables (None: all)."""
     bound = {"release": release}
-    for k, e in enumerate(entries):
-        it = e.it
+
+    def value(r):
+        if registers[r] is not None:
+            bound[f"c{r}"] = registers[r]
+            return f"c{r}"
+        return f"v{r}" if local is None or r in local else f"regs[{r}]"
+    lines = [header]
+    line_entry = {}
+    for k, (it, fn, ins, step_kind, is_async, outs, frees) in enumerate(kernels):
         lines.append("    if step.error is not None:")
         lines.append(f"        return {k}")
         if it.expensive and ex.runner is not None:
             lines.append("    if deferred:")
             lines.append("        release(deferred)")
-        bound[f"f{k}"] = e.fn
-        args = []
-        for j, r in enumerate(e.ins):
-            name = f"c{r}" if r in consts else f"v{r}"
-            if name[0] == "c":
-                bound[name] = schedule.registers[r]
-            if j in e.deref:
-                bound[f"n{k}"] = it.name
-                name = f"{name}.read(n{k})"
-            args.append(name)
-        if e.step_kind:
+        args = [value(r) for r in ins]
+        for j in it.deref:
+            bound[f"n{k}"] = it.name
+            args[j] = f"{args[j]}.read(n{k})"
+        if step_kind:
             args.insert(0, "step")
-        call = f"f{k}({', '.join(args)})"
-        if it.n_out == 1:
-            target = f"v{e.out} = " if e.out >= 0 else ""
+        if is_async:
+            bound[f"i{k}"] = it
+            line = f"launch(i{k}, step, [{', '.join(args)}])"
         else:
-            target = "o = " if e.outs else ""
+            bound[f"f{k}"] = fn
+            line = f"f{k}({', '.join(args)})"
+            if it.n_out == 1 and outs:
+                line = f"{value(outs[0][1])} = {line}"
+            elif outs:
+                line = f"o = {line}"
         line_entry[len(lines) + 1] = k  # line numbers count from 1
-        lines.append(f"    {target}{call}")
-        if it.n_out != 1:
-            lines.extend(f"    v{r} = o[{j}]" for j, r in e.outs)
-        lines.extend(f"    v{r} = None" for r in e.frees if r not in consts)
+        lines.append(f"    {line}")
+        if it.n_out != 1 and not is_async:
+            lines.extend(f"    {value(r)} = o[{j}]" for j, r in outs)
+        lines.extend(f"    {value(r)} = None" for r in frees if registers[r] is None)
     lines.append("    return None")
     source = "\n".join(lines)
     filename = f"<schedule {next(_counter)} of {ex.device.name}>"

@@ -17,14 +17,16 @@ segments depends on when receives arrive); one read within a single segment
 is freed at its last reader, as in a compiled schedule. The kernels, their
 errors and the step stats are the dataflow executor's; nodes are not shared
 (no common subexpression elimination across segments), but as in compiled
-schedules, untimed steps start with the constants in their registers.
+schedules, untimed steps start with the constants in their registers and
+run each segment as generated code (schedule_code.generate_segment), values
+only that segment reads in locals.
 """
 import collections
 import operator
 
 from .. import errors
 from ..framework.registry import ASYNC, STEP, SYNC
-from . import compiled_schedule
+from . import compiled_schedule, schedule_code
 from . import graph_executor as ge
 
 ENABLED = True  # tests turn it off to compare against the dataflow executor
@@ -34,7 +36,7 @@ class Segment:
     """Nodes that wait for the same receives, in run order: per node (item,
     input registers, output registers [(k, register)], registers to free)."""
 
-    __slots__ = ("index", "waits", "entries", "flat")
+    __slots__ = ("index", "waits", "entries", "flat", "local", "code", "code_tried")
 
     def __repr__(self):
         return f"<Segment {self.index}: waits for {len(self.waits)} receives, {len(self.entries)} nodes>"
@@ -79,6 +81,9 @@ def compile_segments(ex):
                                             if reg_of[(it.id, k)] in read),
                              frees.get((index, pos), ())) for pos, (it, ins) in enumerate(nodes))
         seg.flat = _flat(seg.entries, segs.registers)
+        seg.local = _local(index, seg.entries, plan)
+        seg.code = None  # schedule_code for seg.flat, made at its first untimed run
+        seg.code_tried = False
         segs.segments.append(seg)
     segs.initial_pending = [len(key) for key in keys]
     segs.roots = tuple(s.index for s in segs.segments if not s.waits)
@@ -129,6 +134,17 @@ def _waits(ex, order):
                 w.add(p)
         waits[i] = frozenset(w)
     return waits
+
+
+def _local(index, entries, plan):
+    """The registers segment `index` alone writes and reads (its generated
+    code keeps them in local variables)."""
+    written = {r for it, _, outs, _ in entries if it.kind != ASYNC for _, r in outs}
+    for s, nodes in enumerate(plan):
+        if s != index:
+            for _, ins in nodes:
+                written.difference_update(ins)
+    return frozenset(written)
 
 
 def _frees(plan):
@@ -183,6 +199,13 @@ class SegmentedRun(ge._Run):
         ex = self.ex
         if stats is not None or ex.runs_to_profile > 0:
             return self._run_timed(seg, deferred, stats)
+        if seg.code is None and not seg.code_tried:
+            seg.code_tried = True
+            runner = ex.runner  # not ex: the code is kept by the segment, which ex keeps (no cycle)
+            seg.code = schedule_code.generate_segment(seg, ex.segments.registers, ex,
+                                                      lambda d: compiled_schedule._release_to(runner, d))
+        if seg.code is not None:
+            return self._run_code(seg, deferred)
         step, regs = self.step, self.regs
         release = ex.runner is not None
         for fn, mode, get, frees, out_reg, outs, it, ins in seg.flat:
@@ -217,6 +240,18 @@ class SegmentedRun(ge._Run):
                 regs[out_reg] = out
             elif outs:
                 _store(regs, it, outs, out)
+        return True
+
+    def _run_code(self, seg, deferred):
+        code = seg.code
+        try:
+            stopped = code.run(self.step, deferred, self.regs, self._launch)
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            self._fail(seg.flat[schedule_code.failed_position(code, exc)][6], exc)
+            return False
+        if stopped is not None:
+            self.failed = True
+            return False
         return True
 
     def _run_timed(self, seg, deferred, stats):
