@@ -175,7 +175,7 @@ class CompiledRun:
     def __init__(self, ex, step):
         self.ex = ex
         self.step = step
-        self.regs = ex.schedule.registers.copy()
+        self.regs = None  # made by the walks that use it (generated code keeps values in locals)
         self.running = False
         self.failed = False
         self.reported = False  # executor_done was called (once, even when abandoned)
@@ -243,7 +243,6 @@ class CompiledRun:
             if code is None:
                 self._walk(deferred)
                 return
-        self.regs = None  # the generated code keeps values in its locals
         try:
             stopped = code.run(self.step, deferred)
         except Exception as exc:  # noqa: BLE001 - becomes the step's error
@@ -258,7 +257,7 @@ class CompiledRun:
 
     def _walk(self, deferred):
         # the list walk: one tuple unpack per kernel instead of attribute loads
-        regs = self.regs
+        regs = self.regs = self.ex.schedule.registers.copy()
         step = self.step
         ex = self.ex
         release = ex.runner is not None
@@ -299,7 +298,7 @@ class CompiledRun:
 
     def _run_timed(self, deferred):
         """`_run` measuring each kernel: for the step's stats and the executor's profiled runs."""
-        regs = self.regs
+        regs = self.regs = self.ex.schedule.registers.copy()
         step = self.step
         stats = step.stats
         profiling = self.ex.runs_to_profile > 0

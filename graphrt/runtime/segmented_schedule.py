@@ -23,6 +23,7 @@ only that segment reads in locals.
 """
 import collections
 import operator
+import threading
 
 from .. import errors
 from ..framework.registry import ASYNC, STEP, SYNC
@@ -171,14 +172,22 @@ class SegmentedRun(ge._Run):
     __slots__ = ("regs", "seg_pending")
 
     def __init__(self, ex, step):
-        super().__init__(ex, step)
+        # _Run's state without its per-node slots and counts
         segs = ex.segments
+        self.ex = ex
+        self.step = step
         self.inputs = self.pending = None
         self.regs = segs.registers.copy()
         self.seg_pending = segs.initial_pending.copy()
-        self.ready.clear()
-        self.ready.extend(segs.roots)
+        self.ready = collections.deque(segs.roots)
         self.remaining = len(segs.segments)
+        self.async_outstanding = 0
+        self.lock = threading.Lock()
+        self.completions = []
+        self.running = False
+        self.failed = False
+        self.reported = False
+        step.executors.append(self)
 
     def _loop(self, deferred):
         segments = self.ex.segments.segments
