@@ -83,6 +83,9 @@ def ufunc_kernel(ctx, ufunc, scalar_op=None):
             if fy and type(y) is ndarray and y.base is None and y.flags.writeable and _fits(y, x):
                 return ufunc(x, y, out=y)
         return ufunc(x, y)
+    # for code that calls kernels (runtime/schedule_code.py): with two numpy
+    # scalars of one SCALAR_TYPES type this kernel returns scalar_op(x, y)
+    binary.scalar_op = scalar_op
     return binary
 
 

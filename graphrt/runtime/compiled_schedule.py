@@ -15,8 +15,9 @@ the same step stats when tracing and the same kernel cost profiling.
 Partitions with `_Recv`s or other asynchronous kernels run in segments
 (segmented_schedule.py) or through the dataflow executor
 (graph_executor._Run), and those with control flow through the frame executor.
-Untimed steps also skip what common_subexpressions.py finds shared and
-start with the constants in their registers.
+Untimed steps skip what common_subexpressions.py finds shared, start with
+the constants in their registers and run the list as generated straight-line
+code (schedule_code.py; the list walk stays for very long schedules).
 A step that fails elsewhere (another partition's error, a deadline, an
 abort) stops the walk before the next kernel.
 """

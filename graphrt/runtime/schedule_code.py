@@ -13,6 +13,10 @@ directly:
             return 3
         ...
 
+An elementwise kernel with a scalar fast path (math_kernels.ufunc_kernel:
+two numpy scalars of one type go to a Python operator) has that test and
+operator written into the line, its call kept for every other input.
+
 Same kernels, same order, the same per-kernel check of the step's error
 (another partition's failure or an abort stops the walk before the next
 kernel), values dropped after their last reader, deferred loops released
@@ -23,10 +27,14 @@ expensive is known by then); schedules longer than MAX_ENTRIES keep the list
 walk.
 """
 import itertools
+import operator
 
 from ..framework.registry import STEP
+from ..ops.math_kernels import SCALAR_TYPES
 
 MAX_ENTRIES = 20_000
+_INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.lt: "<", operator.le: "<=",
+          operator.gt: ">", operator.ge: ">=", operator.eq: "==", operator.ne: "!="}
 _counter = itertools.count()
 
 
@@ -90,6 +98,12 @@ def _compile(header, kernels, registers, local, ex, release):
         else:
             bound[f"f{k}"] = fn
             line = f"f{k}({', '.join(args)})"
+            infix = _INFIX.get(getattr(fn, "scalar_op", None))
+            if infix and len(args) == 2 and not it.deref and not step_kind:
+                # the kernel's own scalar test and operator, without the call (math_kernels.ufunc_kernel)
+                a, b = args
+                bound["S"] = SCALAR_TYPES
+                line = f"({a} {infix} {b} if type({a}) is type({b}) and type({a}) in S else {line})"
             if it.n_out == 1 and outs:
                 line = f"{value(outs[0][1])} = {line}"
             elif outs:

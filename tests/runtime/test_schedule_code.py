@@ -102,3 +102,37 @@ def test_generated_code_stops_before_the_next_kernel_when_the_step_failed():
     run = ex.run_async(step)
     assert step.done and ran == [] and run.failed
     assert isinstance(step.error, errors.DeadlineExceededError)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_inlined_scalar_operators_match_the_dataflow_executor(dtype):
+    from graphrt.runtime import compiled_schedule
+
+    big = np.iinfo(dtype).max if np.dtype(dtype).kind == "i" else np.finfo(dtype).max
+
+    def run(compiled):
+        compiled_schedule.ENABLED = compiled
+        try:
+            with tf.Graph().as_default():
+                x = tf.placeholder(dtype, [], name="x")
+                y = tf.placeholder(dtype, [], name="y")
+                v = tf.placeholder(dtype, [2], name="v")  # not a scalar: the kernel's own path
+                s = x + y  # overflows: wraps (ints) or goes to inf (floats), as numpy does
+                fetches = [s, s - x, x * y, tf.less(x, y), tf.greater_equal(s, y), tf.equal(x, x),
+                           tf.not_equal(x, y), tf.less_equal(y, x), tf.greater(s, x), v + x, x - v]
+                feed = {x: dtype(big), y: dtype(3), v: np.array([1, 2], dtype)}
+                with tf.Session() as sess:
+                    values = [sess.run(fetches, feed) for _ in range(PROFILED_RUNS + 2)]
+                    code = sess.plan_for(fetches, feed).executors[0].schedule
+            return values, code
+        finally:
+            compiled_schedule.ENABLED = True
+
+    with np.errstate(all="ignore"):
+        compiled, schedule = run(True)
+        dataflow, _ = run(False)
+    assert " + " in schedule.code.source and " < " in schedule.code.source
+    for run_c, run_d in zip(compiled, dataflow):
+        for a, b in zip(run_c, run_d):
+            assert type(a) is type(b)
+            np.testing.assert_array_equal(a, b)
