@@ -88,7 +88,8 @@ def _compile(ex):
     for it in items:
         if it.kind == ASYNC or it.op in _REJECTED_OPS or it.op.startswith("Stack"):
             raise _Reject(f"{it.name} ({it.op})")
-        if it.op in _CONTROL_FLOW_OPS and it.op not in _ALLOWED_CF:
+        if it.op in _CONTROL_FLOW_OPS and it.op not in _ALLOWED_CF and not (
+                it.op == "RefEnter" and it.is_const_enter):
             raise _Reject(f"{it.name} ({it.op})")
     for sf in ex.static_frames.values():
         if sf.parent is not None and sf.parent is not root:
@@ -116,7 +117,7 @@ def _compile(ex):
         """The register holding output k of item src (control-flow ops are aliases)."""
         it = items[src]
         op = it.op
-        if op in ("Enter", "LoopCond", "NextIteration"):
+        if op in ("Enter", "RefEnter", "LoopCond", "NextIteration"):
             return reg(*data_in[src][0])
         if op == "Switch":
             return reg(*data_in[src][0])

@@ -127,7 +127,8 @@ def test_a_loop_value_whose_result_is_unused():
     assert _compare(build, [np.int32(5)])[0] == 5
 
 
-def test_a_loop_updating_a_ref_variable_falls_back():
+def test_a_loop_updating_a_ref_variable_is_compiled():
+    """A variable living outside the loop (RefEnter) is read and updated in order, each iteration."""
     def build():
         v = tf.Variable(0, name="v")
         loop = tf.while_loop(lambda i: i < 4, lambda i: tf.identity(i + 1) + 0 * tf.assign_add(v, 1), [0])
@@ -136,9 +137,35 @@ def test_a_loop_updating_a_ref_variable_falls_back():
         return [read], []
     values, plans, _ = _run(build, True)
     values_d, _, _ = _run(build, False)
-    assert all(p is None for p in plans)
+    assert any(p is not None for p in plans)
     _assert_same(values, values_d)
     assert values[1][0] == 8  # each run adds 4
+
+
+def test_a_training_loop_with_reads_and_updates_of_variables_is_compiled():
+    def build():
+        w = tf.Variable(np.ones([3, 1], np.float32), name="w")
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) / 6)
+
+        def body(i, total):
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w) - 1.0))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+            with tf.control_dependencies([train]):
+                return i + 1, total + tf.identity(loss)
+        loop = tf.while_loop(lambda i, t: i < 5, body, [0, 0.0])
+        with tf.control_dependencies(loop):
+            after = tf.identity(w.value())
+        return [loop[1], after], []
+    values = _compare(build)
+    assert values[0] > 0 and values[1].shape == (3, 1)
+
+
+def test_a_loop_writing_a_variable_with_assign_sub_gives_the_frame_executors_values():
+    def build():
+        v = tf.Variable(100.0, name="v")
+        loop = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + tf.assign_sub(v, 2.0)), [0, 0.0])
+        return [loop[1]], []
+    assert _compare(build)[0] == 98.0 + 96.0 + 94.0
 
 
 def test_cond_inside_a_loop_falls_back_with_the_same_values():
