@@ -86,6 +86,8 @@ def test_sunk_steps_on_the_cpu_run_as_a_compiled_loop(opt_name):
 def test_sunk_steps_on_a_sim_device_equal_separate_runs():
     want_losses, want_params, _ = _separate_runs("momentum", "/device:SIM:0")
     losses, params, _ = _sunk("momentum", "/device:SIM:0")
+    # the SIM partition's loop runs as one launch on the device's compute stream (the CPU's only fetches)
+    assert _sunk.compiled == [False, True], _sunk.fallback_reasons
     np.testing.assert_allclose(losses, want_losses, rtol=1e-5)
     for got, want in zip(params, want_params):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
