@@ -1,17 +1,22 @@
 """Compiled while-loops: a partition whose loops are simple runs as flat
 kernel lists per iteration instead of through the frame-aware propagator.
 
-Accepted (`compile_loops` returns None for anything else, and the frame
-executor runs the partition):
+Accepted (`compile_loops` returns None for anything else, with the reason
+in `ex.loop_fallback_reason`, and the frame executor runs the partition):
 
 * every loop frame is a child of the root frame (no nested loops), with
   exactly one LoopCond; each Merge joins one non-constant Enter and one
   NextIteration; each Switch splits a Merge's value on the LoopCond; an
   Exit reads a Switch's false side; a NextIteration reads a value that
   exists only when the loop continues (the body);
-* no control flow outside loops (no cond), no `_Send`/`_Recv`, no
-  asynchronous kernels, no ControlTrigger, no Ref control-flow ops, no
-  stack ops (gradients of loops) and no use of a Merge's value_index.
+* constant Enters and RefEnters: loop invariants and variables living
+  outside the loop, which the loop reads and updates (Assign*, Apply*)
+  in order, each iteration;
+* no control flow outside loops (no cond), no ControlTrigger, no stack
+  ops (gradients of loops), no use of a Merge's value_index, no `_Send`/
+  `_Recv` inside a loop, no `_Recv` that may receive a dead tensor;
+* asynchronous kernels only in the root frame (a `_Recv`, a device
+  kernel), and in a loop only the kernels of a sim device.
 
 Within those, nothing can be dead except what the loop structure decides,
 so control flow becomes register moves (and so does Identity): a Merge register takes its Enter's
@@ -21,17 +26,26 @@ when the condition is false. Each iteration runs the *cond part* (frame
 nodes that don't depend on the Switch's true side: the condition, and
 nodes fed only by loop invariants, which the dataflow executor also runs
 in the last iteration), reads the predicate, and if true runs the *body
-part*. Loop invariants (constant Enters) are aliases of the root value:
-hoisted, and so are the loop's Consts (run once before the first
-iteration: they are pure). The root frame runs in dependency order with each loop as one
-unit after all its Enters' sources.
+part*, kernels in dependency order (control edges included), so stateful
+kernels run in the order the graph says. Loop invariants are aliases of
+the root value: hoisted, and so are the loop's Consts (run once before
+the first iteration: they are pure).
+
+The root frame runs in dependency order with each loop as one unit after
+all its Enters' sources. Without asynchronous units that is one pass in
+order; with them, passes run whatever is ready and the run waits for a
+done when nothing is (see CompiledLoopRun). A loop of a sim device's
+kernels is one launch on the device's compute stream: its kernels run
+there inline (DeviceKernel.run_inline), with no hand-off between the
+executor and the stream per kernel, as a device-side loop would.
 
 The step's error (another partition's failure, an abort, a deadline) is
 checked before each iteration and each root kernel, so an endless loop
-stops. parallel_iterations does not matter (iterations run in order, as
-the dataflow executor's results are the same for any value). When a step
-is traced (step stats), the frame executor runs it instead, so the stats
-are the dataflow executor's node for node.
+stops; a failing kernel names its node. parallel_iterations does not
+matter (iterations run in order, as the dataflow executor's results are
+the same for any value). When a step is traced (step stats), the frame
+executor runs it instead, so the stats are the dataflow executor's node
+for node.
 """
 import collections
 import functools
@@ -507,10 +521,10 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                         return False
                 else:
                     for fn, mode, get, out_reg, n_out, it, ins in cond:
-                        if mode == 1:
-                            out = fn(get(regs))
-                        elif mode == 2:
+                        if mode == 2:
                             out = fn(*get(regs))
+                        elif mode == 1:
+                            out = fn(get(regs))
                         elif mode == 0:
                             out = fn()
                         else:
@@ -521,12 +535,13 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                             for k in range(n_out):
                                 regs[out_reg + k] = out[k]
                 pred = regs[pred_reg]
-                if on_device and isinstance(pred, DeviceTensor):
-                    pred = pred.as_array()  # a device's predicate: this is its compute stream
-                if getattr(pred, "ndim", 0) != 0:
-                    it = plan.pred_node
-                    raise errors.InvalidArgumentError(
-                        f"The second input must be a scalar, but it has shape {list(pred.shape)}", node=it.name)
+                if type(pred) is not _BOOL:  # (the common case: a comparison's numpy bool)
+                    if on_device and isinstance(pred, DeviceTensor):
+                        pred = _device_value(pred)
+                    if getattr(pred, "ndim", 0) != 0:
+                        it = plan.pred_node
+                        raise errors.InvalidArgumentError(
+                            f"The second input must be a scalar, but it has shape {list(pred.shape)}", node=it.name)
                 if not pred:
                     break
                 count += 1
@@ -535,10 +550,10 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                         return False
                 else:
                     for fn, mode, get, out_reg, n_out, it, ins in body:
-                        if mode == 1:
-                            out = fn(get(regs))
-                        elif mode == 2:
+                        if mode == 2:
                             out = fn(*get(regs))
+                        elif mode == 1:
+                            out = fn(get(regs))
                         elif mode == 0:
                             out = fn()
                         else:
@@ -615,7 +630,17 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 f"{self.position}/{len(self.ex.loop_plan.units)} units, {self.iterations} iterations>")
 
 
-_REPORTED = object()  # an asynchronous unit's error that is the step's already
+def _device_value(tensor):
+    """A device tensor's array, read on its device's compute stream (the caller's thread)
+    once the copy that made it, if any (a constant's upload), is done."""
+    ready = getattr(tensor, "ready", None)
+    if ready is not None:
+        ready.synchronize()
+    return tensor.as_array()
+
+
+_REPORTED = object()
+_BOOL = np.bool_  # an asynchronous unit's error that is the step's already
 
 
 def _parallel_moves(merges, regs):

@@ -334,3 +334,15 @@ def test_an_error_in_a_sim_devices_loop_names_the_node():
     for compiled in (True, False):
         with pytest.raises(errors.InvalidArgumentError, match="bad_reshape"):
             _run(build, compiled, [np.ones(3, np.float32)], device="/device:SIM:0")
+
+
+def test_a_sim_devices_loop_whose_condition_is_a_constant_stops_at_the_deadline():
+    with tf.Graph().as_default():
+        with tf.device("/device:SIM:0"):
+            forever = tf.while_loop(lambda i: tf.constant(True), lambda i: i + 1.0, [0.0])
+        with tf.Session(config=tf.ConfigProto(device_count={"SIM": 1})) as sess:
+            with pytest.raises(errors.DeadlineExceededError):
+                sess.run(forever, options=tf.RunOptions(timeout_in_ms=300))
+            assert _sim_loop_plans([ex.loop_plan for ex in sess.plan_for(forever, {}).executors
+                                    if getattr(ex, "loop_plan", None) is not None])
+            assert sess.run(tf.constant(3)) == 3  # the session and the device's stream are still usable
