@@ -24,7 +24,7 @@ import graphrt as tf  # noqa: E402
 from benchmarks._util import emit, time_calls  # noqa: E402
 from graphrt.framework import graph_proto  # noqa: E402
 from graphrt.framework.graph_def import GraphDef  # noqa: E402
-from graphrt.train import crc32c  # noqa: E402
+from graphrt.util import crc32c  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LENET = os.path.join(ROOT, "tests", "interop", "fixtures", "lenet.pb")

@@ -76,6 +76,15 @@ from .rnn import reverse_sequence
 from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions,
                             SimOptions)
 from .client.session import InteractiveSession, Session, get_default_session
+from .client import session_backends as _session_backends
+
+
+def _load_session_backends():
+    """Sessions to targets other than '' (zmq://) are served by graphrt.distributed, loaded on first use."""
+    from . import distributed  # noqa: F401 - registers its backends
+
+
+_session_backends.add_loader(_load_session_backends)
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
 from . import contrib, distribute, memory_stats  # noqa: F401
 from . import summary  # noqa: F401 - registers the summary ops

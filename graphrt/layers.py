@@ -919,6 +919,18 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     return layer.apply(inputs, training=training)
 
 
+# The separable layers (graphrt/depthwise/) subclass Conv2D, so they load on first use:
+# importing them here would make layers.py and depthwise/ import each other at import time.
+_SEPARABLE = ("SeparableConv1D", "SeparableConv2D", "SeparableConvolution1D", "SeparableConvolution2D",
+              "separable_conv1d", "separable_conv2d")
 
-from .depthwise.layers import (SeparableConv1D, SeparableConv2D, SeparableConvolution1D,  # noqa: E402,F401
-                               SeparableConvolution2D, separable_conv1d, separable_conv2d)
+
+def __getattr__(name):
+    if name in _SEPARABLE:
+        from .depthwise import layers as separable
+        return getattr(separable, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_SEPARABLE))

@@ -4,11 +4,14 @@ Every module under graphrt/ is parsed (nothing is imported) and each of its
 imports of another part of graphrt, at module level or inside a function, is
 checked against MAY_IMPORT: a part may import what it lists and, through
 them, everything those list. A part is a top-level package or module of
-graphrt (`framework`, `runtime`, `nn`, ...).
+graphrt (`framework`, `runtime`, `nn`, ...). There is no exceptions list.
+Besides, no two parts import each other when they are imported (imports at
+module level), so `import graphrt` loads its packages without a cycle.
 """
 import ast
 import pathlib
 
+import networkx
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "graphrt"
@@ -19,7 +22,9 @@ MAY_IMPORT = {
     "logging": set(),
     "compat": set(),
     "gfile": {"errors"},
-    "framework": {"errors", "logging", "compat"},
+    # Utilities that import nothing of graphrt (crc32c), below every layer.
+    "util": set(),
+    "framework": {"errors", "logging", "compat", "util"},
     "ops": {"framework"},
     # gradients.py offers checkpointed gradients from recompute/, which differentiates with gradients.py.
     "gradients": {"ops", "recompute"},
@@ -53,32 +58,30 @@ MAY_IMPORT = {
                               "cli", "contrib")},
 }
 
-# Imports that still cross the layers upward, each until an issue-10 item removes it:
-# (importing module, imported part) -> why, and what removes it.
-KNOWN_VIOLATIONS = {
-    ("graphrt/client/session.py", "distributed"):
-        "Session.__new__ returns a MasterSession for a zmq:// target; removed by issue 10 item 2 "
-        "(a session front end with a backend per target scheme, chosen from a table).",
-    ("graphrt/framework/indexed_slices.py", "ops"):
-        "IndexedSlices.__neg__ builds a Neg op (as TF's does); removed by issue 10 item 4.",
-    ("graphrt/summary/reader.py", "train"):
-        "the event-file reader checks records with train/crc32c.py; removed by issue 10 item 4 "
-        "(crc32c moves below both, into a utility module).",
-}
-
-
 def _part(module):
     """'graphrt.runtime.step' -> 'runtime'; 'graphrt' -> '__init__'."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def _imports(path, root):
-    """(line, imported graphrt module) of every import in the file at `path`."""
+def _module_level(tree):
+    """The nodes of `tree` that run when the module is imported (not the bodies of functions)."""
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _imports(path, root, at_import_only=False):
+    """(line, imported graphrt module) of every import in the file at `path`
+    (with `at_import_only`, of those made when the module is imported)."""
     rel = path.relative_to(root.parent).with_suffix("").parts
     package = list(rel[:-1])  # the package a relative import starts from (also for an __init__.py)
     out = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    for node in (_module_level(tree) if at_import_only else ast.walk(tree)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[:len(package) - (node.level - 1)]
@@ -123,21 +126,45 @@ def layer_violations(root=ROOT):
     return found
 
 
+def import_time_cycles(root=ROOT):
+    """The cycles of parts that import each other at module level, each with where it imports the next."""
+    edges = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent)
+        part = _part(".".join(rel.with_suffix("").parts))
+        for line, module in _imports(path, root, at_import_only=True):
+            target = _part(module)
+            if target != part:
+                edges.setdefault((part, target), f"{rel.as_posix()}:{line}")
+    graph = networkx.DiGraph(list(edges))
+    return [[edges[(c[i], c[(i + 1) % len(c)])] for i in range(len(c))] for c in networkx.simple_cycles(graph)]
+
+
 def test_every_part_has_a_layer():
     parts = {_part(".".join(p.relative_to(ROOT.parent).with_suffix("").parts)) for p in ROOT.rglob("*.py")}
     assert parts - set(MAY_IMPORT) == set()
 
 
 def test_no_import_reaches_up_a_layer():
-    new = {k: lines for k, lines in layer_violations().items() if k not in KNOWN_VIOLATIONS}
-    assert new == {}, "imports of a higher layer (see docs/architecture.md, Layers): " + ", ".join(
-        f"{path}:{lines} imports graphrt.{part}" for (path, part), lines in sorted(new.items()))
+    found = layer_violations()
+    assert found == {}, "imports of a higher layer (see docs/architecture.md, Layers): " + ", ".join(
+        f"{path}:{lines} imports graphrt.{part}" for (path, part), lines in sorted(found.items()))
 
 
-def test_known_violations_are_still_there():
-    """An entry that no longer happens is removed from the list, so the list only shrinks."""
-    gone = set(KNOWN_VIOLATIONS) - set(layer_violations())
-    assert gone == set(), f"fixed, so delete from KNOWN_VIOLATIONS: {sorted(gone)}"
+def test_no_parts_import_each_other_at_import_time():
+    assert import_time_cycles() == []
+
+
+def test_an_import_time_cycle_is_found_and_one_inside_a_function_is_not(tmp_path):
+    tree = tmp_path / "graphrt"
+    (tree / "framework").mkdir(parents=True)
+    (tree / "ops").mkdir()
+    (tree / "framework" / "graph.py").write_text("from ..ops import math_ops\n")
+    (tree / "ops" / "math_ops.py").write_text("def f():\n    from ..framework import graph\n")
+    assert import_time_cycles(tree) == []
+    (tree / "ops" / "math_ops.py").write_text("from ..framework import graph\n")
+    assert import_time_cycles(tree) in ([["graphrt/framework/graph.py:1", "graphrt/ops/math_ops.py:1"]],
+                                        [["graphrt/ops/math_ops.py:1", "graphrt/framework/graph.py:1"]])
 
 
 @pytest.mark.parametrize("source, expected", [

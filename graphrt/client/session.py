@@ -1,20 +1,15 @@
-"""`Session`: runs fetches of a graph on local devices.
+"""`Session`: the front end of every session kind (TF's Session and SessionFactory).
 
-`run` is built for repetition. The first call with a given signature (the
-fetch structure and the feed keys) builds a plan: prune and rewrite the
-graph for those feeds and fetches, place it, partition it per device,
-verify the transfers, and build one GraphExecutor per partition. Later
-calls with the same signature look the plan up and only convert feeds,
-start a step and collect the fetches. A plan with one partition runs on
-the calling thread; several run concurrently on the session's runner,
-joined by the step barrier. With a step timeout, the StepDriver runs them
-off the calling thread, so the timeout holds even if a kernel blocks.
+It owns what a user sees: the fetch structure and its rebuilding, feeds and
+their conversion, the plan cache keyed by run signature, `plan_for`, the
+default-session contexts and `close`. What runs a plan comes from a
+*backend* chosen by the target's scheme from `session_backends` (the local
+devices for '', a ZeroMQ cluster for 'zmq://host:port'). `run` is built for
+repetition: the first call with a given signature (the fetch structure and
+the feed keys) asks the backend for a plan; later calls look the plan up
+and only convert feeds, run a step and collect the fetches.
 """
 import collections
-import itertools
-import threading
-import time
-import weakref
 
 import numpy as np
 
@@ -24,20 +19,9 @@ from ..framework.default_session import get_default_session, session_context  # 
 from ..framework.graph import Operation, Tensor, get_default_graph
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ..framework.tensor_shape import TensorShape
-from ..partition import partitioner, placer, subgraph, verifier
-from ..rendezvous import LocalRendezvous, format_pending
-from ..runtime import device_factory
-from ..runtime.graph_executor import GraphExecutor
-from ..runtime.runner import Runner
-from ..runtime.step import Step
-from ..runtime.step_driver import StepDriver
-from ..runtime.step_stats import StepStatsCollector
+from . import local_backend  # noqa: F401 - registers the backend of the empty target
+from . import session_backends
 from .config import ConfigProto
-
-_step_ids = itertools.count(1)
-# After an abort, executors stop within milliseconds; a kernel that ignores
-# the abort could keep a step alive, so the wait for them is bounded too.
-_DRAIN_TIMEOUT_S = 10.0
 
 
 # -- fetches --------------------------------------------------------------------------
@@ -115,18 +99,7 @@ def _signature(fetches):
     return None
 
 
-# -- plans ----------------------------------------------------------------------------
-
-class _Plan:
-    """Everything a run signature needs, built once."""
-
-    __slots__ = ("feeds", "feed_specs", "fetch_tensors", "targets", "executors", "partition_graphs",
-                 "transfers", "placement", "inline", "client_graph")
-
-    def __repr__(self):
-        return (f"<Plan feeds={[t.name for t in self.feeds]} fetches={[t.name for t in self.fetch_tensors]} "
-                f"partitions={len(self.executors)}>")
-
+# -- devices ---------------------------------------------------------------------------
 
 class _DeviceAttributes:
     def __init__(self, device):
@@ -154,20 +127,18 @@ class BaseSession:
         self._graph = graph
         self._config = config or ConfigProto()
         self._target = target
-        self._closed = False
-        self._lock = threading.Lock()
-        self._plans = {}
+        self._closed = True   # until the backend is up: nothing to close before
+        self._plans = session_backends.PlanCache()
         self._signatures = {}
-        self._new_name = partitioner.new_name_counter()
-        self._active_steps = weakref.WeakSet()
-        self._devices = self._create_devices()
-        self._client_device = self._devices[0]
-        threads = self._config.inter_op_parallelism_threads or max(2, len(self._devices) + 1)
-        self._runner = Runner(threads, name="graphrt-session")
-        self._driver = StepDriver(self._runner)
+        self._backend = session_backends.factory_for(target)(target, self._config, self._plans)
+        self._closed = False
 
-    def _create_devices(self):
-        return device_factory.create_local_devices(self._config)
+    def __getattr__(self, name):
+        # Only for names not found on the session: the backend's own public API (a cluster's status()).
+        backend = self.__dict__.get("_backend")
+        if backend is not None and name in backend.session_attributes:
+            return getattr(backend, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- properties ------------------------------------------------------------------
     @property
@@ -184,16 +155,17 @@ class BaseSession:
 
     @property
     def devices(self):
-        return list(self._devices)
+        return list(self._backend.devices)
 
     def list_devices(self):
-        return [_DeviceAttributes(d) for d in self._devices]
+        return [_DeviceAttributes(d) for d in self._backend.devices]
 
     def device(self, name):
-        for d in self._devices:
+        devices = self._backend.devices
+        for d in devices:
             if d.name == name:
                 return d
-        raise errors.NotFoundError(f"No device {name} in this session; devices: {[d.name for d in self._devices]}")
+        raise errors.NotFoundError(f"No device {name} in this session; devices: {[d.name for d in devices]}")
 
     # -- run --------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -218,9 +190,9 @@ class BaseSession:
         plan_key = (tuple(fetch_tensors), tuple(handler.targets), tuple(feed_keys))
         plan = self._plans.get(plan_key)
         if plan is None:
-            plan = self._build_plan(plan_key, feed_keys, fetch_tensors, handler.targets)
+            plan = self._build_plan(plan_key, feed_keys, fetch_tensors, handler.targets, options)
         args = [_convert_feed(t, v, spec) for t, v, spec in zip(plan.feeds, feed_values, plan.feed_specs)]
-        retvals = self._execute(plan, args, options, run_metadata)
+        retvals = self._backend.execute(plan, args, options, run_metadata)
         results = []
         fetch_index = {t: i for i, t in enumerate(plan.fetch_tensors)} if len(plan.fetch_tensors) > 1 else None
         for element in handler.elements:
@@ -259,96 +231,13 @@ class BaseSession:
             values.append(value)
         return keys, values
 
-    def _build_plan(self, plan_key, feeds, fetches, targets):
-        with self._lock:
-            plan = self._plans.get(plan_key)
-            if plan is not None:
-                return plan
-            plan = self._make_plan(list(feeds), list(fetches), list(targets))
-            self._plans[plan_key] = plan
+    def _build_plan(self, plan_key, feeds, fetches, targets, options=None):
+        def make():
+            plan = self._backend.make_plan(self._graph, list(feeds), list(fetches), list(targets), options)
+            plan.key = plan_key
+            plan.feed_specs = [_feed_spec(t) for t in plan.feeds]
             return plan
-
-    def _make_plan(self, feeds, fetches, targets):
-        client = subgraph.build_client_graph(self._graph, feeds, fetches, targets, self._client_device.name)
-        placement = placer.place(client.graph_def, self._devices, self._config.allow_soft_placement,
-                                 self._config.log_device_placement)
-        incarnations = {d.name: d.incarnation for d in self._devices}
-        parts = partitioner.partition(client.graph_def, placement, incarnations, self._new_name)
-        verifier.verify_partitions(parts)
-        by_name = {d.name: d for d in self._devices}
-        executors = []
-        for device_name in sorted(parts, key=lambda n: (n != self._client_device.name, n)):
-            device = by_name.get(device_name)
-            if device is None:
-                raise errors.InvalidArgumentError(f"Creating a partition for {device_name} which doesn't exist in "
-                                                  f"the list of available devices")
-            executors.append(GraphExecutor(parts[device_name], device, self._runner, client.debug_info))
-        plan = _Plan()
-        plan.client_graph = client
-        plan.feeds = feeds
-        plan.feed_specs = [_feed_spec(t) for t in feeds]
-        plan.fetch_tensors = fetches
-        plan.targets = targets
-        plan.executors = executors
-        plan.partition_graphs = [parts[e.device.name] for e in executors]
-        plan.transfers = parts.transfers
-        plan.placement = placement
-        plan.inline = len(executors) == 1 and not executors[0].has_async
-        return plan
-
-    def _execute(self, plan, args, options, run_metadata):
-        trace = options is not None and options.trace_level > 0
-        stats = StepStatsCollector([ex.device for ex in plan.executors]) \
-            if trace and run_metadata is not None else None
-        step_id = next(_step_ids)
-        timeout_ms = (options.timeout_in_ms if options is not None and options.timeout_in_ms > 0
-                      else self._config.operation_timeout_in_ms)
-        if plan.inline and timeout_ms <= 0:
-            step = Step(step_id, None, args, len(plan.fetch_tensors), 1, stats)
-            self._active_steps.add(step)
-            try:
-                plan.executors[0].run_async(step, inline=True)
-            finally:
-                self._active_steps.discard(step)
-        else:  # with a deadline, the step driver runs the partitions off this thread so the deadline holds
-            step = self._run_concurrently(plan, step_id, args, stats, timeout_ms)
-        if run_metadata is not None:
-            self._fill_metadata(plan, options, run_metadata, stats)
-        if step.error is not None:
-            raise step.error
-        return step.retvals
-
-    def _run_concurrently(self, plan, step_id, args, stats, timeout_ms):
-        rendezvous = LocalRendezvous(step_id)
-        step = Step(step_id, rendezvous, args, len(plan.fetch_tensors), len(plan.executors), stats)
-        self._active_steps.add(step)
-        if self._closed:
-            # close() ran after run() checked: it may not have seen this step, which
-            # could then wait forever (a queue op). Checked after the add, so one sees the other.
-            self._active_steps.discard(step)
-            raise errors.CancelledError("Run call was cancelled: the session was closed.")
-        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
-        try:
-            try:
-                self._driver.run(step, [ex.start(step) for ex in plan.executors], deadline,
-                                 lambda: _deadline_error(step, rendezvous, timeout_ms))
-            except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a signal handler that raises
-                # The caller gets the exception, but only once the step has stopped:
-                # nothing of it may run on (or hold the runner) after run() returns.
-                step.abort(errors.CancelledError(f"Step {step_id} was interrupted ({type(exc).__name__})"))
-                step.wait(_DRAIN_TIMEOUT_S)
-                raise
-        finally:
-            if rendezvous.num_items():
-                rendezvous.start_abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
-            self._active_steps.discard(step)
-        return step
-
-    def _fill_metadata(self, plan, options, run_metadata, stats):
-        if options is not None and options.output_partition_graphs:
-            run_metadata.partition_graphs = [_copy_graph_def(g) for g in plan.partition_graphs]
-        if stats is not None:
-            run_metadata.step_stats = stats.finalize()
+        return self._plans.build(plan_key, make)
 
     # -- inspection -----------------------------------------------------------------------
     def plan_for(self, fetches, feed_dict=None):
@@ -365,11 +254,7 @@ class BaseSession:
         if self._closed:
             return
         self._closed = True
-        for step in list(self._active_steps):
-            step.abort(errors.CancelledError("Run call was cancelled: the session was closed."))
-        self._runner.shutdown()
-        for d in self._devices:
-            d.shutdown()
+        self._backend.close()
         self._plans.clear()
         self._signatures.clear()
 
@@ -391,24 +276,20 @@ class BaseSession:
 
     def __del__(self):
         try:
-            if not self._closed:
+            if not self.__dict__.get("_closed", True):
                 self.close()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
     def __repr__(self):
-        state = "closed" if self._closed else f"{len(self._devices)} devices"
-        return f"<tf.Session '{self._target}' {state}>"
+        backend = self.__dict__.get("_backend")
+        kind = f"{backend.kind} " if getattr(backend, "kind", "") else ""
+        state = "not connected" if backend is None else "closed" if self._closed else backend.describe()
+        return f"<tf.Session '{self._target}' {kind}{state}>"
 
 
 class Session(BaseSession):
     """A local session (target ''), or a master over a cluster (target 'zmq://host:port')."""
-
-    def __new__(cls, target="", graph=None, config=None):
-        if cls is Session and target:
-            from ..distributed.master import MasterSession
-            return MasterSession(target, graph, config)
-        return super().__new__(cls)
 
 
 class InteractiveSession(Session):
@@ -484,17 +365,3 @@ def _owned_result(value):
         if value.base is not None or not value.flags.writeable:
             return value.copy()
     return value
-
-
-def _copy_graph_def(graph_def):
-    from ..framework.graph_def import GraphDef
-    return GraphDef([n.copy() for n in graph_def.node], graph_def.versions)
-
-
-def _deadline_error(step, rendezvous, timeout_ms):
-    pending = rendezvous.pending() if rendezvous is not None else []
-    lines = [format_pending(pending)] if pending else []
-    lines += [f"  {w}" for w in step.waiting_on() if w]  # queue operations
-    waiting = "\n".join(lines) or "  (no rendezvous keys pending: a kernel is still running)"
-    return errors.DeadlineExceededError(
-        f"Timed out after {timeout_ms} ms waiting for step {step.step_id} to finish; still waiting:\n{waiting}")

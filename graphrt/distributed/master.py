@@ -1,8 +1,10 @@
-"""MasterSession: `tf.Session("zmq://host:port")`, a session over a cluster.
+"""MasterBackend: the session backend of `tf.Session("zmq://host:port")`, a cluster.
 
-The session connects to the target server, asks it for the cluster, asks
-every task for its devices (ListDevices: name, type, incarnation), and
-then runs `Session.run` like a local session with three differences:
+Registered in `client/session_backends` for 'zmq://' and every other
+non-empty target (when graphrt.distributed is imported). The backend
+connects to the target server, asks it for the cluster, asks every task for
+its devices (ListDevices: name, type, incarnation), and then runs the
+session's plans like the local backend with three differences:
 
 * Plans. The client graph uses the *rendezvous* convention: feeds are
   client-terminated `_Recv`s and fetches `_Send`s on the client device (the
@@ -17,7 +19,9 @@ then runs `Session.run` like a local session with three differences:
   fetch keys. The first root-cause error wins (errors that are only
   consequences of an abort are "derived" and lose), prefixed with
   `From /job:worker/replica:0/task:1:`; the other tasks get AbortStep.
-  After every step, successful or not, every task gets CleanupStep.
+  After every step, successful or not, every task gets CleanupStep: at once
+  after a failure; after a success a remote task's comes with the next
+  RunGraph to it, or within 20 ms as one message (cleanups.py).
 * Faults. The step timeout is RunOptions.timeout_in_ms, else
   ConfigProto.operation_timeout_in_ms, else DEFAULT_STEP_TIMEOUT_MS. A
   worker whose connection drops fails the step with UnavailableError naming
@@ -34,16 +38,17 @@ import threading
 import time
 
 from .. import errors
-from ..client.session import Session
 from ..framework.device_spec import DeviceInfo, DeviceSpec
 from ..framework.graph_def import GraphDef
 from ..ops import py_func_registry
-from ..partition import partitioner, placer, subgraph, verifier
+from ..partition import partitioner
+from ..partition.plan import build_plan
 from ..rendezvous import ParsedKey
 from ..rendezvous.remote import task_of
 from ..runtime.step_stats import DeviceStepStats, NodeExecStats, NodeOutput, StepStats
 from . import wire
-from .channel import CONNECT_TIMEOUT_S, ChannelPool
+from .channel import CONNECT_TIMEOUT_S, ChannelPool, in_process
+from .cleanups import DeferredCleanups
 from .cluster import ClusterSpec, target_endpoint, tcp_endpoint
 from .discovery import DeviceDiscovery
 from .security import CurveClient
@@ -69,16 +74,18 @@ class RemoteDevice(DeviceInfo):
         return f"<RemoteDevice {self.name} incarnation={self.incarnation:016x}>"
 
 
-class _RemotePartition:
-    """Stands where a local plan has a GraphExecutor (for partition inspection)."""
-
-    def __init__(self, device):
-        self.device = device
-
-
 class _MasterPlan:
-    __slots__ = ("feeds", "feed_specs", "fetch_tensors", "targets", "client_graph", "placement", "transfers",
-                 "tasks", "feed_keys", "fetch_keys", "partition_graphs", "executors", "task_graphs")
+    """A run signature on the cluster: the pipeline's `layout` (partitioned per task), each task's
+    registered graph handle, the client's feed and fetch keys, and the per-device partitions the
+    workers made (for RunMetadata and inspection)."""
+
+    __slots__ = ("key", "graph", "layout", "feeds", "feed_specs", "fetch_tensors", "targets", "tasks", "feed_keys",
+                 "fetch_keys", "task_graphs", "device_partitions")
+
+    client_graph = property(lambda self: self.layout.client_graph)
+    placement = property(lambda self: self.layout.placement)
+    transfers = property(lambda self: self.layout.transfers)
+    partition_graphs = property(lambda self: list(self.device_partitions.values()))
 
     def __repr__(self):
         return (f"<MasterPlan feeds={[t.name for t in self.feeds]} fetches={[t.name for t in self.fetch_tensors]} "
@@ -100,34 +107,39 @@ class _StepCall:
         self.arrived = 0.0
 
 
-class MasterSession(Session):
-    """A Session whose devices are every device of a ZeroMQ cluster."""
+class MasterBackend:
+    """Runs a session's plans on every device of a ZeroMQ cluster."""
 
-    def __init__(self, target="", graph=None, config=None):
-        if getattr(self, "_master_ready", False):
-            return  # Session.__new__ built us already; type.__call__ calls __init__ again
+    kind = "(master)"
+    session_attributes = ("status", "cluster_spec", "client_task")   # a tf.Session to a cluster offers these
+
+    def __init__(self, target, config, plans):
         self._endpoint = target_endpoint(target)
+        self._config = config
+        self._plans = plans
+        self._closed = False
+        self._new_name = partitioner.new_name_counter()
         self._channels = None
         self._tasks = {}          # task prefix -> tcp endpoint
         self._discovery = None
         self._lost_graphs = False  # a worker no longer knows a graph handle: register again
         self._active = set()      # step ids running now
-        self._run_options = threading.local()
         self._state_lock = threading.Lock()
+        self._cleanups = DeferredCleanups(self._send_cleanup)
         try:
-            super().__init__(target, graph, config)
+            self.devices = self._create_devices()
         except BaseException:
             if self._channels is not None:
                 self._channels.close()
             raise
-        self._master_ready = True
+        self.client_device = self.devices[0]
 
     # -- devices ------------------------------------------------------------------------------
     def _create_devices(self):
         config = self._config
         self._channels = ChannelPool(curve=CurveClient.from_config(config),
                                      max_message_bytes=config.max_message_bytes or wire.DEFAULT_MAX_MESSAGE_BYTES,
-                                     connect_timeout=self._connect_timeout(), name="graphrt-master")
+                                     connect_timeout=self._connect_timeout(), name="graphrt-master", in_process=True)
         first = self._request(self._endpoint, "ListDevices", timeout=self._connect_timeout(),
                               peer=self._endpoint).fields["result"]
         self._client_task = first["task"]
@@ -152,7 +164,7 @@ class MasterSession(Session):
     def _list_devices_of(self, tasks):
         return self._parallel({t: ("ListDevices", {}, ()) for t in tasks}, self._connect_timeout())
 
-    def _fresh_plan(self, plan):
+    def _fresh_plan(self, plan, options):
         """Before a step: ask the stale tasks this plan uses for their devices; re-plan after a restart.
 
         Tasks the plan does not use are not asked (a dead one does not stop this step)."""
@@ -160,57 +172,72 @@ class MasterSession(Session):
         changed = self._discovery.refresh(tasks)   # an unreachable task raises UnavailableError naming it
         if not changed:
             return plan
-        with self._lock:
-            self._devices = self._discovery.devices()
-            self._client_device = self._devices[0]
+        with self._plans.lock:
+            self.devices = self._discovery.devices()
+            self.client_device = self.devices[0]
             keys = [k for k, p in self._plans.items() if changed.intersection(t for t, _ in p.tasks)]
             dropped = [self._plans.pop(k) for k in keys]
-            key = next((k for k, p in zip(keys, dropped) if p is plan), None)
+            cached = any(p is plan for p in dropped)
         for old in dropped:
             self._deregister(old)
         # Its partitions name the old incarnations: build and register it again.
-        new = self._make_plan(plan.feeds, plan.fetch_tensors, plan.targets)
-        if key is not None:
-            with self._lock:
-                self._plans[key] = new
+        return self._plan_again(plan, options, cache=cached)
+
+    def _plan_again(self, plan, options, cache):
+        new = self.make_plan(plan.graph, plan.feeds, plan.fetch_tensors, plan.targets, options)
+        new.key, new.feed_specs = plan.key, plan.feed_specs
+        if cache:
+            with self._plans.lock:
+                self._plans[plan.key] = new
         return new
 
     # -- plans --------------------------------------------------------------------------------
-    def _make_plan(self, feeds, fetches, targets):
-        client_device = self._client_device
-        client = subgraph.build_client_graph(self._graph, feeds, fetches, targets, client_device.name,
-                                             convention="rendezvous", client_incarnation=client_device.incarnation)
-        placement = placer.place(client.graph_def, self._devices, self._config.allow_soft_placement,
-                                 self._config.log_device_placement, default_task=self._client_task)
-        incarnations = {d.name: d.incarnation for d in self._devices}
-        parts = partitioner.partition(client.graph_def, placement, incarnations, self._new_name,
-                                      node_to_loc=task_of)
-        verifier.verify_partitions(parts)
+    def make_plan(self, graph, feeds, fetches, targets, options=None):
+        client_device = self.client_device
+        layout = build_plan(graph, feeds, fetches, targets, self.devices, client_device, convention="rendezvous",
+                            allow_soft_placement=self._config.allow_soft_placement,
+                            log_device_placement=self._config.log_device_placement,
+                            default_task=self._client_task, new_name=self._new_name, locate=task_of)
+        parts = layout.partitions
+        if self._client_task not in parts and (feeds or fetches):
+            raise errors.InternalError(f"No partition for the client task {self._client_task}, which feeds "
+                                       f"and fetches go through")
         inc = client_device.incarnation & (2 ** 64 - 1)
         plan = _MasterPlan()
+        plan.graph = graph
+        plan.layout = layout
         plan.feeds = feeds
-        plan.feed_specs = [_feed_spec(t) for t in feeds]
         plan.fetch_tensors = fetches
         plan.targets = targets
-        plan.client_graph = client
-        plan.placement = placement
-        plan.transfers = parts.transfers
         plan.feed_keys = [ParsedKey(client_device.name, inc, client_device.name, t.name).full_key for t in feeds]
         plan.fetch_keys = [ParsedKey(client_device.name, inc, client_device.name, t.name).full_key
                            for t in fetches]
         order = sorted(parts, key=lambda t: (t != self._client_task, t))
-        if self._client_task not in parts and (feeds or fetches):
-            raise errors.InternalError(f"No partition for the client task {self._client_task}, which feeds "
-                                       f"and fetches go through")
         plan.task_graphs = {t: parts[t] for t in order}
-        debug_info = {k: str(v) for k, v in client.debug_info.items()}
-        for t in order:  # this program registers these graphs itself: its py_funcs may run in its servers
-            py_func_registry.grant_graph(parts[t])
-        requests = {t: ("RegisterGraph", {"graph_def": parts[t].to_dict(), "debug_info": debug_info}, ())
-                    for t in order}
-        replies = self._parallel(requests, self._register_timeout() / 1000.0)
-        handles, failure = {}, None
+        handles = self._register(plan.task_graphs, layout.client_graph.debug_info, options)
+        plan.tasks = [(t, handles[t]["graph_handle"]) for t in order]
+        by_name = {d.name: d for d in self.devices}
+        plan.device_partitions = {}
         for task in order:
+            for gd in handles[task].get("partition_graphs", []):
+                graph_def = GraphDef.from_dict(gd)
+                device = graph_def.node[0].device if graph_def.node else task
+                plan.device_partitions[(by_name.get(device) or RemoteDevice(device, "CPU", 0)).name] = graph_def
+        return plan
+
+    def _register(self, task_graphs, debug_info, options):
+        """RegisterGraph of each task's graph, all at once: {task: result}, or the first failure
+        (the graphs that did register are deregistered)."""
+        debug_info = {k: str(v) for k, v in debug_info.items()}
+        for graph_def in task_graphs.values():
+            # This program registers these graphs itself: its py_funcs may run in its servers.
+            py_func_registry.grant_graph(graph_def)
+        requests = {t: ("RegisterGraph", {"graph_def": g.to_dict(), "debug_info": debug_info}, ())
+                    for t, g in task_graphs.items()}
+        # Registration happens inside the first `run` of a signature: it gets that run's timeout.
+        replies = self._parallel(requests, self._step_timeout_ms(options) / 1000.0)
+        handles, failure = {}, None
+        for task in task_graphs:
             error, message = replies[task]
             if error is None:
                 error = message.error
@@ -223,30 +250,16 @@ class MasterSession(Session):
                 self._channels.send_oneway(self._tasks[task], "DeregisterGraph",
                                            {"graph_handle": result["graph_handle"]}, peer_name=task)
             raise failure
-        plan.tasks = [(t, handles[t]["graph_handle"]) for t in order]
-        by_name = {d.name: d for d in self._devices}
-        plan.partition_graphs, plan.executors = [], []
-        for task in order:
-            for gd in handles[task].get("partition_graphs", []):
-                graph_def = GraphDef.from_dict(gd)
-                device = graph_def.node[0].device if graph_def.node else task
-                plan.partition_graphs.append(graph_def)
-                plan.executors.append(_RemotePartition(by_name.get(device) or RemoteDevice(device, "CPU", 0)))
-        return plan
+        return handles
 
     def _step_timeout_ms(self, options=None):
         if options is not None and options.timeout_in_ms > 0:
             return options.timeout_in_ms
         return self._config.operation_timeout_in_ms or DEFAULT_STEP_TIMEOUT_MS
 
-    def _register_timeout(self):
-        """Registration happens inside the first `run` of a signature: it gets that run's timeout."""
-        return getattr(self._run_options, "timeout_ms", None) or self._step_timeout_ms()
-
-
     def _forget_plans(self):
         """A worker lost (evicted) one of our graphs: register every plan again when next used."""
-        with self._lock:
+        with self._plans.lock:
             self._lost_graphs = False
             plans = list(self._plans.values())
             self._plans.clear()
@@ -259,19 +272,14 @@ class MasterSession(Session):
                                        peer_name=task)
 
     # -- steps ---------------------------------------------------------------------------------
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        if self._lost_graphs and not self._closed:
+    def execute(self, plan, args, options, run_metadata):
+        """Runs one step of `plan` on every task it uses; returns the fetched values."""
+        if self._lost_graphs:
             self._forget_plans()
-        self._run_options.timeout_ms = self._step_timeout_ms(options)
-        try:
-            return super().run(fetches, feed_dict, options, run_metadata)
-        finally:
-            self._run_options.timeout_ms = None
-
-    def _execute(self, plan, args, options, run_metadata):
+            plan = self._plan_again(plan, options, cache=True)
         timeout_ms = self._step_timeout_ms(options)
         trace = options is not None and options.trace_level > 0 and run_metadata is not None
-        plan = self._fresh_plan(plan)
+        plan = self._fresh_plan(plan, options)
         step_id = random.getrandbits(57) & _STEP_ID_MASK or 1
         deadline = time.monotonic() + timeout_ms / 1000.0
         worker_timeout = max(1, timeout_ms - min(timeout_ms // 10, 500))
@@ -289,9 +297,14 @@ class MasterSession(Session):
                 changed.set()
             return callback
 
+        cleanup_now = list(calls)
         try:
-            for task, handle in plan.tasks:
+            # A task served in this process runs its RunGraph on this thread: it goes last.
+            for task, handle in sorted(plan.tasks, key=lambda th: in_process(self._tasks[th[0]])):
                 fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
+                done_steps = self._cleanups.take(task)
+                if done_steps:
+                    fields["cleanup_step_ids"] = done_steps
                 values = ()
                 if task == self._client_task:
                     if plan.feed_keys:
@@ -304,14 +317,19 @@ class MasterSession(Session):
                 calls[task].call = self._channels.call(calls[task].address, "RunGraph", fields, values,
                                                        callback=on_reply(calls[task]), peer_name=task)
             error = self._wait(step_id, calls, changed, deadline, timeout_ms)
+            if error is None:
+                remote = [task for task in calls if not in_process(self._tasks[task])]
+                if remote:
+                    self._cleanups.add(remote, step_id)  # sent with the next RunGraph, see cleanups.py
+                    cleanup_now = [task for task in calls if task not in remote]
         except KeyboardInterrupt:
             self._abort(step_id, calls, errors.CancelledError(
                 f"Step {step_id} was cancelled by KeyboardInterrupt in the client"))
             self._discovery.mark_stale()
             raise
         finally:
-            for task in calls:
-                self._channels.send_oneway(self._tasks[task], "CleanupStep", {"step_id": step_id}, peer_name=task)
+            for task in cleanup_now:
+                self._send_cleanup(task, {"step_id": step_id})
             with self._state_lock:
                 self._active.discard(step_id)
         if error is not None:
@@ -397,6 +415,9 @@ class MasterSession(Session):
             if not c.done and c.call is not None:
                 self._channels.forget(c.call)
 
+    def _send_cleanup(self, task, fields):
+        self._channels.send_oneway(self._tasks[task], "CleanupStep", fields, peer_name=task)
+
     def _fill_remote_metadata(self, plan, options, run_metadata, calls):
         if options is not None and options.output_partition_graphs:
             run_metadata.partition_graphs = [GraphDef([n.copy() for n in g.node], g.versions)
@@ -433,9 +454,10 @@ class MasterSession(Session):
                         done.set()
             return callback
 
+        order = sorted(requests.items(), key=lambda item: in_process(self._tasks[item[0]]))  # ours last
         calls = [self._channels.call(self._tasks[task], msg_type, fields, values, callback=callback_for(task),
                                      timeout=timeout, peer_name=task)
-                 for task, (msg_type, fields, values) in requests.items()]
+                 for task, (msg_type, fields, values) in order]
         try:
             while not done.wait(0.25):
                 pass
@@ -462,9 +484,13 @@ class MasterSession(Session):
     def client_task(self):
         return self._client_task
 
+    def describe(self):
+        return f"{len(self._tasks)} tasks, {len(self.devices)} devices"
+
     def close(self):
         if self._closed:
             return
+        self._closed = True
         with self._state_lock:
             active = list(self._active)
         if self._channels is not None:
@@ -474,22 +500,13 @@ class MasterSession(Session):
                         "code": errors.CANCELLED, "message": "Step was cancelled by an explicit call to "
                                                              "`Session::Close()`.", "derived": True}},
                                                peer_name=task)
+            self._cleanups.close()
             for plan in list(self._plans.values()):
                 self._deregister(plan)
-        super().close()
-        if self._channels is not None:
             self._channels.close()
 
     def __repr__(self):
-        if not getattr(self, "_master_ready", False):
-            return f"<tf.Session '{getattr(self, '_target', '?')}' (master, not connected)>"
-        state = "closed" if self._closed else f"{len(self._tasks)} tasks, {len(self._devices)} devices"
-        return f"<tf.Session '{self._target}' (master) {state}>"
-
-
-def _feed_spec(tensor):
-    from ..client.session import _feed_spec as spec
-    return spec(tensor)
+        return f"<MasterBackend {self._endpoint} {self.describe()}>"
 
 
 def _filter_matches(filter_text, task):
@@ -520,3 +537,4 @@ def _node_stats(d):
     start = d["all_start_micros"]
     return NodeExecStats(d["node_name"], d["op"], start, start + d["all_end_rel_micros"], d["thread_id"],
                          d["timeline_label"], outputs)
+

@@ -2,8 +2,9 @@
 of shape `dense_shape` at the row numbers `indices` (an index may repeat: its
 rows add up). The gradient of a gather (so of embedding_lookup) is one, so an
 optimizer updates only the rows a step looked up. Where an op needs a dense
-tensor the slices are summed into one (the ops layer registers that
-conversion: framework code makes no ops).
+tensor the slices are summed into one, and `-slices` negates the rows (the
+ops layer registers that conversion and installs `__neg__`, as TF's math_ops
+overloads Tensor's operators: framework code makes no ops).
 
     IndexedSlices(values=[[1., 1.]], indices=[2], dense_shape=[4, 2])
       ~ [[0, 0], [0, 0], [1, 1], [0, 0]]
@@ -47,10 +48,6 @@ class IndexedSlices:
 
     def get_shape(self):
         return self.shape
-
-    def __neg__(self):
-        from ..ops import math_ops
-        return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
 
     def __repr__(self):
         shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape.name}"

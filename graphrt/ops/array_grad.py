@@ -1,6 +1,7 @@
 """Gradients of the array ops (as TF's array_grad.py). A gather along axis 0
 (so an embedding lookup) gives its params an IndexedSlices gradient; this
-module also registers how IndexedSlices become dense where an op needs that."""
+module also registers how IndexedSlices become dense where an op needs that,
+and their negation."""
 import numpy as np
 
 from ..framework.constant_value import constant_value
@@ -197,6 +198,15 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
 
 
 register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)
+
+
+def _negate_indexed_slices(slices):
+    """`-slices`: the same rows negated (TF's IndexedSlices.__neg__)."""
+    return IndexedSlices(math_ops.negative(slices.values), slices.indices, slices.dense_shape)
+
+
+# The framework's IndexedSlices makes no ops; the ops layer gives it its operator (as for Tensor's).
+IndexedSlices.__neg__ = _negate_indexed_slices
 
 
 def _scatter_rows(grad, indices, params, ind_rank):

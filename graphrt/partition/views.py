@@ -18,10 +18,7 @@ from ..framework.device_spec import DeviceInfo, canonical_name, local_device_nam
 from ..framework.graph_def import GraphDef
 from ..framework.op_categories import RECV_OPS, TRANSFER_OPS
 from ..framework.rendezvous_key import format_key
-from .partitioner import partition
-from .placer import place
-from .subgraph import build_client_graph
-from .verifier import verify_partitions
+from .plan import build_plan
 
 class PartitionView:
     """The placement and partitions of one graph, renderable as text, DOT or SVG."""
@@ -159,25 +156,25 @@ def inspect(graph=None, devices="CPU:1", fetches=None, feeds=None, allow_soft_pl
     rendering when `format` is 'text', 'dot' or 'svg')."""
     if session is not None:
         plan = session.plan_for(fetches, feeds)
-        parts = _Parts({e.device.name: g for e, g in zip(plan.executors, plan.partition_graphs)}, plan.transfers)
-        view = PartitionView(plan.client_graph.graph_def, plan.placement, parts, _transfer_bytes(run_metadata))
+        # The partitions that run: per device (a cluster's workers split their task's graph per device).
+        parts = _Parts(plan.device_partitions, plan.layout.transfers)
+        view = PartitionView(plan.layout.graph_def, plan.layout.placement, parts, _transfer_bytes(run_metadata))
         return view.render(format) if format else view
     if graph is None:
         raise ValueError("inspect needs a graph (or a session)")
-    device_infos = _devices(devices)
+    tensors, ops = [], []
     if isinstance(graph, GraphDef):
-        graph_def = graph
+        source = graph
     elif fetches is not None:
         fetch_list = fetches if isinstance(fetches, (list, tuple)) else [fetches]
         tensors = [f for f in fetch_list if hasattr(f, "value_index")]
         ops = [f for f in fetch_list if not hasattr(f, "value_index")]
-        graph_def = build_client_graph(graph, list(feeds or []), tensors, ops, device_infos[0].name).graph_def
+        source = graph
     else:
-        graph_def = graph.as_graph_def()
-    placement = place(graph_def, device_infos, allow_soft_placement)
-    parts = partition(graph_def, placement, {d.name: d.incarnation for d in device_infos})
-    verify_partitions(parts)
-    view = PartitionView(graph_def, placement, parts, _transfer_bytes(run_metadata))
+        source = graph.as_graph_def()
+    plan = build_plan(source, list(feeds or []), tensors, ops, _devices(devices),
+                      allow_soft_placement=allow_soft_placement)
+    view = PartitionView(plan.graph_def, plan.placement, plan.partitions, _transfer_bytes(run_metadata))
     return view.render(format) if format else view
 
 

@@ -16,18 +16,33 @@ a derived CancelledError instead of passing its value on).
 
 Without a deadline the partitions run on the calling thread as before
 (`run_all`): that path costs no thread hand-off.
+
+`run_step` is the one way a step is driven, by the local session and by a
+worker's RunGraph: the deadline, its error (`deadline_error`, naming the
+rendezvous keys and queue operations still waited for), the abort of every
+partition when the caller is interrupted, and the bounded wait for them to
+stop. A worker's RunGraph uses its asynchronous form, `start_step`: the
+partitions start on the thread that received the request (or the runner,
+when a kernel may block or take long), the watchdog aborts the step at its
+deadline, and a callback answers when the last partition finishes — or
+DRAIN_TIMEOUT_S after the abort if one still runs.
 """
 import threading
 import time
 
 from .. import errors
+from ..rendezvous import format_pending
 from .graph_executor import run_all
+from .watchdog import WATCHDOG
 
 ABANDON_GRACE_S = 0.25   # after the abort, how long partitions get to stop before they are abandoned
 # The calling thread waits for a step in slices: a signal (Ctrl-C) that arrives
 # just before a blocking wait begins has its handler run only once the wait
 # returns, so an unsliced wait could hold a KeyboardInterrupt until the step ends.
 _WAIT_SLICE_S = 0.2
+# After an abort, executors stop within milliseconds; a kernel that ignores
+# the abort could keep a step alive, so the wait for them is bounded too.
+DRAIN_TIMEOUT_S = 10.0
 
 
 class StepDriver:
@@ -35,6 +50,83 @@ class StepDriver:
         self.runner = runner
         self.abandon_grace_s = abandon_grace_s
         self.abandoned = 0   # steps given up on while a kernel still ran (for tests and status)
+
+    def run_step(self, step, runs, timeout_ms, where="", on_caller=False):
+        """Runs the started `runs` of `step` with a timeout of `timeout_ms` (0: none).
+
+        On return the step is done, or failed (its error on `step.error`); an
+        exception of the caller's thread (Ctrl-C) aborts the step and reaches
+        the caller only once the partitions have stopped. `where` (' on
+        /job:...') names the task in the deadline error."""
+        deadline = time.monotonic() + timeout_ms / 1000.0 if timeout_ms > 0 else None
+
+        def make_error():
+            return deadline_error(step, timeout_ms, where)
+        try:
+            if on_caller:
+                self._run_watched(step, runs, deadline, make_error, where)
+            else:
+                self.run(step, runs, deadline, make_error)
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a signal handler that raises
+            # Nothing of the step may run on (or hold the runner) after the caller gets the exception.
+            step.abort(errors.CancelledError(f"Step {step.step_id} was interrupted ({type(exc).__name__})"))
+            step.wait(DRAIN_TIMEOUT_S)
+            raise
+        return step
+
+    def start_step(self, step, runs, timeout_ms, finish, where="", inline=True):
+        """Starts the started `runs` of `step` and returns; `finish()` is called once: when the
+        step is done, or DRAIN_TIMEOUT_S after its deadline's abort if a partition still runs (the
+        step's error then says so). `inline` runs the partitions on this thread until they wait
+        (cheap kernels only: the caller is a serving thread), else on the runner."""
+        once = threading.Lock()
+        watches = []
+
+        def finish_once():
+            if once.acquire(False):
+                for watch in watches:
+                    WATCHDOG.cancel(watch)
+                finish()
+
+        if timeout_ms > 0:
+            def give_up():
+                error = step.error
+                if once.acquire(False):  # the partitions did not stop: answer without them
+                    if isinstance(error, errors.OpError):
+                        error.message += (f"\n(executors of step {step.step_id}{where} were still running "
+                                          f"{DRAIN_TIMEOUT_S:.0f}s after the abort)")
+                        error.args = (error.message,)
+                    finish()
+                return error
+
+            def on_deadline():
+                watches.append(WATCHDOG.watch(step, time.monotonic() + DRAIN_TIMEOUT_S, give_up))
+                return deadline_error(step, timeout_ms, where)
+            watches.append(WATCHDOG.watch(step, time.monotonic() + timeout_ms / 1000.0, on_deadline))
+        if not runs:
+            finish_once()
+            return
+        step.on_done = finish_once
+        if inline:
+            run_all(runs)
+        else:
+            self.runner(lambda: run_all(runs))
+
+    @staticmethod
+    def _run_watched(step, runs, deadline, make_error, where):
+        """The partitions on this thread; the watchdog aborts the step at its deadline."""
+        watch = WATCHDOG.watch(step, deadline, make_error) if deadline is not None else None
+        try:
+            run_all(runs)
+            if not step.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
+                step.abort(make_error())
+            if not step.wait(DRAIN_TIMEOUT_S):
+                step.error.message += (f"\n(executors of step {step.step_id}{where} were still running "
+                                       f"{DRAIN_TIMEOUT_S:.0f}s after the abort)")
+                step.error.args = (step.error.message,)
+        finally:
+            if watch is not None:
+                WATCHDOG.cancel(watch)
 
     def run(self, step, runs, deadline=None, make_error=None):
         """Runs the started `runs` of `step` until they finish or `deadline` (time.monotonic) passes.
@@ -91,6 +183,16 @@ class StepDriver:
     def __repr__(self):
         return f"<StepDriver on {self.runner!r}: {self.abandoned} steps abandoned>"
 
+
+def deadline_error(step, timeout_ms, where=""):
+    """The one DeadlineExceededError of a step: what it still waits for (rendezvous keys, queues)."""
+    pending = step.rendezvous.pending() if step.rendezvous is not None else []
+    lines = [format_pending(pending)] if pending else []
+    lines += [f"  {w}" for w in step.waiting_on() if w]  # queue operations
+    waiting = "\n".join(lines) or "  (no rendezvous keys pending: a kernel is still running)"
+    return errors.DeadlineExceededError(
+        f"Timed out after {timeout_ms} ms waiting for step {step.step_id}{where} to finish; still waiting:\n"
+        f"{waiting}")
 
 
 def wait_for_step(step, deadline):

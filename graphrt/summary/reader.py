@@ -7,7 +7,7 @@ import struct
 from tensorboard.compat.proto import event_pb2
 
 from .. import errors
-from ..train import crc32c
+from ..util import crc32c
 
 
 def tf_record_iterator(path):

@@ -20,7 +20,8 @@ import numpy as np
 from .. import errors
 from ..framework import dtypes as dtypes_lib
 from ..framework import tensor_util
-from . import crc32c, sstable
+from ..util import crc32c
+from . import sstable
 from .checkpoint_protos import BundleEntryProto, BundleHeaderProto
 
 _VERSION = 1  # TF's kTensorBundleVersion

@@ -18,7 +18,7 @@ same file. Anything malformed is a DataLossError naming the file.
 import struct
 
 from .. import errors
-from . import crc32c
+from ..util import crc32c
 
 MAGIC = 0xdb4775248b80fb57
 FOOTER_SIZE = 48

@@ -7,7 +7,7 @@ import pytest
 
 import graphrt as tf
 from graphrt import errors
-from graphrt.client import session as session_lib
+from graphrt.client import local_backend as session_lib
 from graphrt.client.timeline import Timeline
 
 from .test_ops_for_tests import block_until_aborted, blocking_events, fail

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import graphrt as tf
-from graphrt.client import session as session_lib
+from graphrt.client import local_backend as session_lib
 
 
 @pytest.fixture

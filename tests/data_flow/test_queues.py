@@ -161,7 +161,7 @@ def test_session_close_cancels_a_waiting_dequeue(graph):
     t = threading.Thread(target=wait)
     t.start()
     started.wait()
-    while not sess._active_steps:
+    while not sess._backend._active_steps:
         threading.Event().wait(0.005)
     sess.close()
     t.join(10)

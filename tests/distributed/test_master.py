@@ -1,4 +1,4 @@
-"""MasterSession against two worker processes: placement over tasks, one
+"""A session to a cluster (the master backend) against two worker processes: placement over tasks, one
 registration per run signature, feeds and fetches through the client task,
 per-step cleanup, error propagation and cancellation."""
 import _thread
@@ -260,3 +260,16 @@ def test_device_filters_limit_the_tasks_a_session_uses(session):
     sess = session(g, device_filters=["/job:worker/task:0"])
     assert [d.name for d in sess.list_devices()] == [f"{T0}/device:CPU:0"]
     assert sess.run(y) == 6.0
+
+
+def test_inspect_shows_the_per_device_partitions_a_cluster_session_runs(session):
+    g, x, out, v, upd, init = two_task_graph()
+    sess = session(g)
+    view = tf.partition.inspect(session=sess, fetches=out, feeds={x: np.eye(4, dtype=np.float32)})
+    assert sorted(view.partitions) == [f"{T0}/device:CPU:0", f"{T1}/device:CPU:0"]
+    assert view.placement["a"] == f"{T0}/device:CPU:0" and view.placement["b"] == f"{T1}/device:CPU:0"
+    # a crosses to task 1 and b comes back: each transfer's key names both devices
+    keys = [view.key_of(t) for t in view.transfers]
+    assert any(k.startswith(f"{T0}/device:CPU:0;") and f";{T1}/device:CPU:0;" in k for k in keys)
+    assert any(k.startswith(f"{T1}/device:CPU:0;") and f";{T0}/device:CPU:0;" in k for k in keys)
+    assert "b" in view.text()

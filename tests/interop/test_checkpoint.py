@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import graphrt as tf
-from graphrt.train import checkpoint_bundle, crc32c, sstable
+from graphrt.train import checkpoint_bundle, sstable
+from graphrt.util import crc32c
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 TF_CKPT = os.path.join(FIXTURES, "tf_ckpt")

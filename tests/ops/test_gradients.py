@@ -329,3 +329,21 @@ DYNAMIC_FNS = [
 def test_gradients_with_unknown_static_shapes(name, fn):
     x = RNG.permutation(12).reshape(3, 4) / 5.0 - 1.0  # distinct values for max
     check_gradients(fn, x)
+
+
+def test_negating_indexed_slices_negates_their_rows():
+    """`-slices` (installed on the framework's IndexedSlices by the ops layer) keeps indices and shape."""
+    with tf.Graph().as_default():
+        params = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        (grad,) = tf.gradients(tf.reduce_sum(tf.gather(params, [2, 0, 2]) * 3.0), [params])
+        assert isinstance(grad, tf.IndexedSlices)
+        neg = -grad
+        assert isinstance(neg, tf.IndexedSlices) and neg.indices is grad.indices
+        assert neg.values.op.type == "Neg"
+        with tf.Session() as sess:
+            values, indices, shape = sess.run(neg)
+            dense = sess.run(tf.convert_to_tensor(neg))
+    np.testing.assert_array_equal(values, -3.0 * np.ones((3, 2), np.float32))
+    np.testing.assert_array_equal(indices, [2, 0, 2])
+    np.testing.assert_array_equal(shape, [3, 2])
+    np.testing.assert_array_equal(dense, [[-3.0, -3.0], [0.0, 0.0], [-6.0, -6.0]])

@@ -61,7 +61,7 @@ def test_a_blocked_py_func_gives_deadline_exceeded_naming_it(how):
         # The next steps work, several times over (the abandoned thread was replaced).
         for i in range(3):
             np.testing.assert_allclose(sess.run(quick, {x: [i, 1.0]}, options=options), [i + 1.0, 2.0])
-        assert sess._driver.abandoned == 1
+        assert sess._backend._driver.abandoned == 1
     finally:
         release.set()
         sess.close()
@@ -71,15 +71,15 @@ def test_the_abandoned_result_is_discarded_and_the_extra_thread_retires():
     release = threading.Event()
     g, x, out, quick, calls = blocking_graph(release)
     with tf.Session(graph=g, config=tf.ConfigProto(operation_timeout_in_ms=200)) as sess:
-        threads_before = sess._runner.num_threads
+        threads_before = sess._backend._runner.num_threads
         with pytest.raises(errors.DeadlineExceededError):
             sess.run(out, {x: [1.0, 2.0]})
-        assert sess._runner.num_threads == threads_before + 1
+        assert sess._backend._runner.num_threads == threads_before + 1
         release.set()      # the blocked read returns now: into a failed step
         for _ in range(200):
-            if sess._runner.num_threads == threads_before:
+            if sess._backend._runner.num_threads == threads_before:
                 break
             threading.Event().wait(0.01)
-        assert sess._runner.num_threads == threads_before
+        assert sess._backend._runner.num_threads == threads_before
         # A step that does not block still gives its value with the deadline in force.
         np.testing.assert_allclose(sess.run(out, {x: [1.0, 2.0]}), [2.0, 4.0])

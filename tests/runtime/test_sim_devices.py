@@ -6,7 +6,7 @@ import pytest
 
 import graphrt as tf
 from graphrt import errors
-from graphrt.client import session as session_lib
+from graphrt.client import local_backend as session_lib
 from graphrt.executor import DeviceTensor, SimOptions, get_platform
 from graphrt.framework import registry
 from graphrt.framework.op_builder import apply_op

@@ -1,0 +1,1 @@
+"""Small utilities with no graphrt dependencies, below every layer (crc32c)."""
