@@ -346,3 +346,57 @@ def test_a_sim_devices_loop_whose_condition_is_a_constant_stops_at_the_deadline(
             assert _sim_loop_plans([ex.loop_plan for ex in sess.plan_for(forever, {}).executors
                                     if getattr(ex, "loop_plan", None) is not None])
             assert sess.run(tf.constant(3)) == 3  # the session and the device's stream are still usable
+
+
+def test_a_loop_reading_a_value_received_from_another_device_is_compiled():
+    """A `_Recv` at the root of the looping partition (not downstream of any Switch): the run waits for it
+    without holding up what does not need it, as the dataflow executor would."""
+    def run(compiled):
+        compiled_loop.ENABLED = compiled
+        try:
+            with tf.Graph().as_default():
+                x = tf.placeholder(tf.float32, [2], name="x")
+                with tf.device("/cpu:1"):
+                    scaled = x * 2.0
+                with tf.device("/cpu:0"):
+                    _, out = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, a + scaled), [0, x])
+                    sent_back = x + 1.0  # values go both ways between the two partitions
+                with tf.device("/cpu:1"):
+                    other = sent_back * 3.0
+                with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+                    values = sess.run([out, other], {x: [1.0, -1.0]}, options=FAST_FAIL)
+                    plans = [getattr(ex, "loop_plan", None) for ex in sess.plan_for([out, other],
+                                                                                   {x: [1.0, -1.0]}).executors]
+            return values, plans
+        finally:
+            compiled_loop.ENABLED = True
+    (out, other), plans = run(True)
+    (out_d, other_d), _ = run(False)
+    assert any(p is not None and p.has_async for p in plans)
+    np.testing.assert_array_equal(out, out_d)
+    np.testing.assert_allclose(out, [9.0, -9.0])
+    np.testing.assert_allclose(other, [6.0, 0.0])
+
+
+def test_a_sim_devices_loop_with_modelled_kernel_costs_gives_the_frame_executors_values():
+    def run(compiled):
+        compiled_loop.ENABLED = compiled
+        try:
+            with tf.Graph().as_default():
+                with tf.device("/device:SIM:0"):
+                    x = tf.placeholder(tf.float32, [4], name="x")
+                    _, out = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 0.5 + x), [0, x])
+                config = tf.ConfigProto(device_count={"SIM": 1},
+                                        sim_options={"kernel_launch_latency": 1e-4, "kernel_bandwidth": 1e9})
+                with tf.Session(config=config) as sess:
+                    value = sess.run(out, {x: np.arange(4, dtype=np.float32)}, options=FAST_FAIL)
+                    plans = [getattr(ex, "loop_plan", None) for ex in sess.plan_for(
+                        out, {x: np.arange(4, dtype=np.float32)}).executors]
+            return value, plans
+        finally:
+            compiled_loop.ENABLED = True
+    value, plans = run(True)
+    want, _ = run(False)
+    assert _sim_loop_plans(plans)
+    np.testing.assert_array_equal(value, want)
+    np.testing.assert_allclose(value, np.arange(4) * (1 + 0.5 + 0.25 + 0.125))
