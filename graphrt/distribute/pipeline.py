@@ -118,9 +118,12 @@ def pipeline(stage_fns, devices, inputs, labels=None, loss_fn=None, micro_batche
     g = get_default_graph()
     flat_inputs = [convert_to_tensor(t) for t in nest.flatten(inputs)]
     with g.name_scope(name):
-        # The batch is split where it is (the infeed), so each stage gets only its micro-batches.
-        micro_inputs = list(zip(*[_split(g, t, m, "inputs") for t in flat_inputs]))
-        micro_labels = None if labels is None else _split(g, convert_to_tensor(labels), m, "labels")
+        # The batch is split on the host (the infeed), as GPipe feeds micro-batches: a split on stage 0's
+        # device would be work outside the pipeline, before its first forward (the labels' before the last
+        # stage's), and each stage then receives only its micro-batches.
+        micro_inputs = list(zip(*[_split(g, t, m, "inputs", _host_of(devices[0])) for t in flat_inputs]))
+        micro_labels = None if labels is None else _split(g, convert_to_tensor(labels), m, "labels",
+                                                          _host_of(devices[-1]))
         builder = _Builder(g, stage_fns, devices, micro_inputs, micro_labels, loss_fn, m, name)
         builder.build(tasks)
         with g.device(devices[-1]):
@@ -129,7 +132,14 @@ def pipeline(stage_fns, devices, inputs, labels=None, loss_fn=None, micro_batche
     return Pipeline(loss, grads_and_vars, schedule, tasks, devices, m)
 
 
-def _split(g, t, m, what):
+def _host_of(device):
+    """The CPU of the task of `device` (a name or DeviceSpec string)."""
+    from ..framework import device_spec
+    spec = device_spec.DeviceSpec.from_string(device if isinstance(device, str) else device.name)
+    return spec.replace(device_type="CPU", device_index=0).to_string()
+
+
+def _split(g, t, m, what, host):
     batch = t.shape[0] if t.shape.ndims else None
     if t.shape.ndims == 0:
         raise errors.InvalidArgumentError(f"pipeline {what} {t.name} is a scalar: there is no batch to split")
@@ -138,7 +148,7 @@ def _split(g, t, m, what):
                                           f"{what} {t.name}")
     if m == 1:
         return [t]
-    with g.colocate_with(t.op):
+    with g.device(host):
         return array_ops.split(t, m, axis=0, name=f"split_{what}")
 
 

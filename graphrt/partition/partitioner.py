@@ -22,6 +22,9 @@ graph_partition.cc).
   with control flow a cross-device `_Recv` may receive a dead tensor (an
   untaken branch); it is marked `_may_be_dead` so its partition's executor
   tracks deadness even if the partition has no control-flow op itself.
+  Deadness starts only at a Switch (or a `_Recv` marked so), so only a
+  tensor downstream of one is marked: a fed placeholder sent to a device
+  whose partition runs a loop is never dead.
 """
 import itertools
 
@@ -73,6 +76,7 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
     nodes = graph_def.node
     may_be_dead = control_flow.has_control_flow(nodes) or any(n.attrs.get("_may_be_dead") for n in nodes)
     by_name = {n.name: n for n in nodes}
+    dead_able = _may_be_dead_nodes(nodes) if may_be_dead else frozenset()
     out_dtypes = {n.name: registry.get_op_def(n.op).output_dtypes(n.attrs) for n in nodes}
     graphs = {}
     transfers = []
@@ -90,7 +94,7 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
         attrs = {"tensor_name": tensor_name, "send_device": src_dev,
                  "send_device_incarnation": int(incarnations.get(src_dev, 0)), "recv_device": dst_dev,
                  "client_terminated": False, "_src": src, "_dst": dst}
-        if may_be_dead:
+        if src in dead_able:
             attrs["_may_be_dead"] = True
         return attrs
 
@@ -183,3 +187,21 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
 
 _EMPTY_FLOAT = np.zeros([0], dtype=np.float32)
 _EMPTY_FLOAT.flags.writeable = False
+
+
+def _may_be_dead_nodes(nodes):
+    """Names of the nodes whose outputs may be dead: those downstream (by data or
+    control edges) of a Switch or of a `_Recv` that may receive a dead tensor."""
+    consumers = {}
+    for n in nodes:
+        for inp in n.input:
+            src = inp[1:] if inp.startswith("^") else inp.split(":")[0]
+            consumers.setdefault(src, []).append(n.name)
+    todo = [n.name for n in nodes if n.op in control_flow.SWITCH_OPS or n.attrs.get("_may_be_dead")]
+    seen = set(todo)
+    while todo:
+        for dst in consumers.get(todo.pop(), ()):
+            if dst not in seen:
+                seen.add(dst)
+                todo.append(dst)
+    return frozenset(seen)

@@ -1,17 +1,22 @@
 """Compiled while-loops: a partition whose loops are simple runs as flat
 kernel lists per iteration instead of through the frame-aware propagator.
 
-Accepted (`compile_loops` returns None for anything else, and the frame
-executor runs the partition):
+Accepted (`compile_loops` returns None for anything else, with the reason
+in `ex.loop_fallback_reason`, and the frame executor runs the partition):
 
 * every loop frame is a child of the root frame (no nested loops), with
   exactly one LoopCond; each Merge joins one non-constant Enter and one
   NextIteration; each Switch splits a Merge's value on the LoopCond; an
   Exit reads a Switch's false side; a NextIteration reads a value that
   exists only when the loop continues (the body);
-* no control flow outside loops (no cond), no `_Send`/`_Recv`, no
-  asynchronous kernels, no ControlTrigger, no Ref control-flow ops, no
-  stack ops (gradients of loops) and no use of a Merge's value_index.
+* constant Enters and RefEnters: loop invariants and variables living
+  outside the loop, which the loop reads and updates (Assign*, Apply*)
+  in order, each iteration;
+* no control flow outside loops (no cond), no ControlTrigger, no stack
+  ops (gradients of loops), no use of a Merge's value_index, no `_Send`/
+  `_Recv` inside a loop, no `_Recv` that may receive a dead tensor;
+* asynchronous kernels only in the root frame (a `_Recv`, a device
+  kernel), and in a loop only the kernels of a sim device.
 
 Within those, nothing can be dead except what the loop structure decides,
 so control flow becomes register moves (and so does Identity): a Merge register takes its Enter's
@@ -21,22 +26,36 @@ when the condition is false. Each iteration runs the *cond part* (frame
 nodes that don't depend on the Switch's true side: the condition, and
 nodes fed only by loop invariants, which the dataflow executor also runs
 in the last iteration), reads the predicate, and if true runs the *body
-part*. Loop invariants (constant Enters) are aliases of the root value:
-hoisted, and so are the loop's Consts (run once before the first
-iteration: they are pure). The root frame runs in dependency order with each loop as one
-unit after all its Enters' sources.
+part*, kernels in dependency order (control edges included), so stateful
+kernels run in the order the graph says. Loop invariants are aliases of
+the root value: hoisted, and so are the loop's Consts (run once before
+the first iteration: they are pure).
+
+The root frame runs in dependency order with each loop as one unit after
+all its Enters' sources. Without asynchronous units that is one pass in
+order; with them, passes run whatever is ready and the run waits for a
+done when nothing is (see CompiledLoopRun). A loop of a sim device's
+kernels is one launch on the device's compute stream: its kernels run
+there inline (DeviceKernel.run_inline), with no hand-off between the
+executor and the stream per kernel, as a device-side loop would.
 
 The step's error (another partition's failure, an abort, a deadline) is
 checked before each iteration and each root kernel, so an endless loop
-stops. parallel_iterations does not matter (iterations run in order, as
-the dataflow executor's results are the same for any value). When a step
-is traced (step stats), the frame executor runs it instead, so the stats
-are the dataflow executor's node for node.
+stops; a failing kernel names its node. parallel_iterations does not
+matter (iterations run in order, as the dataflow executor's results are
+the same for any value). When a step is traced (step stats), the frame
+executor runs it instead, so the stats are the dataflow executor's node
+for node.
 """
 import collections
+import functools
 import operator
+import threading
+
+import numpy as np
 
 from .. import errors
+from ..executor import DeviceTensor
 from ..framework.registry import ASYNC, STEP, SYNC
 from . import compiled_schedule
 from . import graph_executor as ge
@@ -45,7 +64,7 @@ from .frame_executor import ENTER, EXIT, NEXT_ITERATION, FrameRun
 ENABLED = True  # tests turn it off to compare against the frame executor
 
 _ALLOWED_CF = frozenset({"Enter", "Exit", "NextIteration", "Merge", "Switch", "LoopCond"})
-_REJECTED_OPS = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv", "ControlTrigger"})
+_TRANSFER_OPS = frozenset({"_Send", "_Recv", "_HostSend", "_HostRecv"})  # in a loop they need the frame's tag
 
 
 class _Reject(Exception):
@@ -55,7 +74,7 @@ class _Reject(Exception):
 class LoopPlan:
     """One while loop: registers to move and kernels to run per iteration."""
 
-    __slots__ = ("name", "merges", "pred_reg", "pred_node", "consts", "cond", "body", "exits")
+    __slots__ = ("name", "merges", "pred_reg", "pred_node", "consts", "cond", "body", "exits", "stream", "moves")
 
     def __repr__(self):
         return (f"<LoopPlan {self.name}: {len(self.cond)} cond kernels, {len(self.body)} body kernels, "
@@ -63,9 +82,11 @@ class LoopPlan:
 
 
 class Plan:
-    """A compiled partition: `units` in run order, each a root kernel entry or a LoopPlan."""
+    """A compiled partition: `units` in run order, each a root kernel entry or a LoopPlan;
+    `deps` the positions of the units each one waits for, `is_async` which ones finish later
+    (a `_Recv`, a device kernel, a loop launched on a device's stream)."""
 
-    __slots__ = ("units", "num_registers", "loops")
+    __slots__ = ("units", "deps", "is_async", "has_async", "num_registers", "loops")
 
     def __repr__(self):
         return f"<compiled loops {self.loops}: {len(self.units)} units, {self.num_registers} registers>"
@@ -86,9 +107,15 @@ def _compile(ex):
     items = ex.items
     root = ex.root_frame
     for it in items:
-        if it.kind == ASYNC or it.op in _REJECTED_OPS or it.op.startswith("Stack"):
+        in_loop = it.frame is not root and it.cf != ENTER
+        if it.op.startswith("Stack") or it.op == "ControlTrigger" or (in_loop and it.op in _TRANSFER_OPS):
             raise _Reject(f"{it.name} ({it.op})")
-        if it.op in _CONTROL_FLOW_OPS and it.op not in _ALLOWED_CF:
+        if it.op in _TRANSFER_OPS and it.op.endswith("Recv") and it.node.attrs.get("_may_be_dead"):  # a dead tensor from another partition: only frames carry it
+            raise _Reject(f"{it.name} ({it.op}) may receive a dead tensor")
+        if in_loop and it.kind == ASYNC and _inline_kernel(it) is None:
+            raise _Reject(f"{it.name} ({it.op}) is asynchronous")
+        if it.op in _CONTROL_FLOW_OPS and it.op not in _ALLOWED_CF and not (
+                it.op == "RefEnter" and it.is_const_enter):
             raise _Reject(f"{it.name} ({it.op})")
     for sf in ex.static_frames.values():
         if sf.parent is not None and sf.parent is not root:
@@ -116,7 +143,7 @@ def _compile(ex):
         """The register holding output k of item src (control-flow ops are aliases)."""
         it = items[src]
         op = it.op
-        if op in ("Enter", "LoopCond", "NextIteration"):
+        if op in ("Enter", "RefEnter", "LoopCond", "NextIteration"):
             return reg(*data_in[src][0])
         if op == "Switch":
             return reg(*data_in[src][0])
@@ -168,14 +195,25 @@ def _compile(ex):
     if len(order) != len(first):
         raise _Reject("the loops and root nodes have no order")
 
-    units = []
-    for kind, what in order:
-        if kind == "f":
-            units.append(loops[what])
-        elif not _is_alias(items[what]):
-            units.append(_entry(items[what], data_in, reg, base))
+    units, unit_deps = [], []
+    position = {}   # unit key -> its position in `units`
+    through = {}    # an alias's key -> the positions it passes on
+    for key in order:
+        needs = set()
+        for d in deps[key]:
+            needs |= {position[d]} if d in position else through[d]
+        kind, what = key
+        if kind == "k" and _is_alias(items[what]):
+            through[key] = needs
+            continue
+        position[key] = len(units)
+        units.append(loops[what] if kind == "f" else _entry(items[what], data_in, reg, base))
+        unit_deps.append(tuple(sorted(needs)))
     plan = Plan()
     plan.units = tuple(units)
+    plan.deps = tuple(unit_deps)
+    plan.is_async = tuple(u.stream is not None if type(u) is LoopPlan else u[1] == 4 for u in units)
+    plan.has_async = any(plan.is_async)
     plan.num_registers = n
     plan.loops = tuple(sf.name for sf in loops)
     return plan
@@ -241,6 +279,7 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     plan = LoopPlan()
     plan.name = sf.name
     plan.merges = tuple(merges)
+    plan.moves = _moves(plan.merges)
     plan.pred_reg = reg(*data_in[lc_id][0])
     plan.pred_node = lc
     kernels = [it for it in sf.items if it.op not in _CONTROL_FLOW_OPS and not _is_alias(it)]
@@ -248,7 +287,24 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     plan.cond = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id not in body and not _is_const(it))
     plan.body = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it))
     plan.exits = tuple(exits)
+    plan.stream = _loop_stream(sf, kernels)
     return plan
+
+
+def _inline_kernel(it):
+    """The DeviceKernel of a sim device's node (which can run on the calling thread), else None."""
+    kernel = getattr(it.fn, "__self__", None)
+    if type(kernel).__name__ == "DeviceKernel" and kernel.numpy and getattr(kernel, "run_inline", None):
+        return kernel
+    return None
+
+
+def _loop_stream(sf, kernels):
+    """The compute stream a loop of device kernels runs on as one launch, or None (a host loop)."""
+    streams = {k.stream for k in map(_inline_kernel, kernels) if k is not None}
+    if len(streams) > 1:
+        raise _Reject(f"{sf.name} runs kernels on several streams")
+    return streams.pop() if streams else None
 
 
 def _is_const(it):
@@ -258,17 +314,28 @@ def _is_const(it):
 
 def _is_alias(it):
     """An Identity only passes its input on (on every device): its consumers read the input's register."""
-    return it.op == "Identity" and it.kind == SYNC and not it.deref and it.n_data == 1
+    return it.op == "Identity" and not it.deref and it.n_data == 1 and (
+        it.kind == SYNC or (it.frame.parent is not None and _inline_kernel(it) is not None))
 
 
 def _entry(it, data_in, reg, base):
-    """(fn, mode, getter, out register, n_out, item) where mode 0/1/2 is a plain kernel
-    of 0/1/more inputs and 3 one that needs the step or reads a variable."""
+    """(fn, mode, getter, out register, n_out, item, input registers) where mode 0/1/2 is a
+    plain kernel of 0/1/more inputs, 3 one that needs the step or reads a variable, and 4
+    an asynchronous kernel of the root frame. A device kernel in a loop runs inline: the
+    loop is one launch on the device's compute stream (mode 3, fn(step, *inputs))."""
     ins = tuple(reg(s, k) for s, k in data_in[it.id])
     out = base[it.id]
-    mode = 3 if (it.kind == STEP or it.deref) else min(len(ins), 2)
+    fn = it.fn
+    if it.kind == ASYNC:
+        inline = _inline_kernel(it)
+        if it.frame.parent is not None and inline is not None:
+            fn, mode = inline.run_inline, 3
+        else:
+            mode = 4
+    else:
+        mode = 3 if (it.kind == STEP or it.deref) else min(len(ins), 2)
     get = operator.itemgetter(*ins) if ins else None
-    return (it.fn, mode, get, out, it.n_out, it, ins)
+    return (fn, mode, get, out, it.n_out, it, ins)
 
 
 _CONTROL_FLOW_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
@@ -283,31 +350,46 @@ def run_class(ex, step):
 
 
 class CompiledLoopRun(compiled_schedule.CompiledRun):
-    """One compiled-loop executor running one step."""
+    """One compiled-loop executor running one step.
 
-    __slots__ = ("iterations",)
+    Without asynchronous units the units run in order. With them, a pass runs
+    (or starts) every unit whose dependencies are complete and leaves the rest
+    for the next pass; when nothing more can run, the run waits, and the done
+    of an asynchronous unit resumes it on the thread that calls done. So, as in
+    the dataflow executor, a `_Recv` never holds up work that does not need it
+    (another partition may be waiting for that work)."""
+
+    __slots__ = ("iterations", "lock", "todo", "complete", "outstanding", "completions", "waiting")
 
     def __init__(self, ex, step):
         self.ex = ex
         self.step = step
-        self.regs = [None] * ex.loop_plan.num_registers
+        plan = ex.loop_plan
+        self.regs = [None] * plan.num_registers
         self.running = False
         self.failed = False
         self.reported = False
         self.position = 0
         self.iterations = 0
+        if plan.has_async:
+            self.lock = threading.Lock()
+            self.todo = range(len(plan.units))  # units not run yet
+            self.complete = bytearray(len(plan.units))
+            self.outstanding = 0    # asynchronous units started and not done
+            self.completions = 0    # asynchronous units done so far
+            self.waiting = False    # the run waits for a done to resume it
         step.executors.append(self)
 
     def _loop(self, deferred):
-        try:
-            self._run_units(deferred)
-        finally:
+        ended = self._run_passes(deferred) if self.ex.loop_plan.has_async else self._run_units(deferred)
+        if ended:
             self.running = False
             self.regs = None
             self.ex._note_run()
             self._report_done()
 
     def _run_units(self, deferred):
+        """Runs the units in order (none is asynchronous); True: the run has ended."""
         regs = self.regs
         step = self.step
         ex = self.ex
@@ -317,58 +399,116 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             self.position = pos
             if step.error is not None:
                 self.failed = True
-                return
-            if type(unit) is LoopPlan:
-                if deferred and release:  # a loop may be long: the other partitions go on meanwhile
-                    compiled_schedule._release(ex, deferred)
-                if not self._run_loop(unit, regs, step, profiling):
-                    return
-                continue
-            if deferred and release and unit[5].expensive:
-                compiled_schedule._release(ex, deferred)
-            if not self._run_entries((unit,), regs, step, profiling):
-                return
+                return True
+            if deferred and release and (type(unit) is LoopPlan or unit[5].expensive):
+                compiled_schedule._release(ex, deferred)  # a loop may be long: the other partitions go on
+            if not self._run_unit(unit, regs, step, profiling):
+                return True
         self.position = len(ex.loop_plan.units)
+        return True
 
+    def _run_passes(self, deferred):
+        """Passes over the units not run yet until all have run and every asynchronous
+        one is done (True), or until the run must wait for a done (False)."""
+        plan = self.ex.loop_plan
+        regs, step, complete = self.regs, self.step, self.complete
+        profiling = self.ex.runs_to_profile > 0
+        while True:
+            seen = self.completions
+            left = []
+            for pos in self.todo:
+                if step.error is not None or self.failed:
+                    self.failed = True
+                    left = []
+                    break
+                if not all(complete[d] for d in plan.deps[pos]):
+                    left.append(pos)
+                    continue
+                unit = plan.units[pos]
+                if plan.is_async[pos]:
+                    self._start(pos, unit)
+                elif self._run_unit(unit, regs, step, profiling):
+                    complete[pos] = 1
+                    self.position += 1
+            self.todo = left
+            with self.lock:
+                if not left and not self.outstanding:
+                    return True
+                if self.completions == seen:
+                    self.waiting = True
+                    return False
+
+    def _run_unit(self, unit, regs, step, profiling):
+        if type(unit) is LoopPlan:
+            return self._run_loop(unit, regs, step, profiling)
+        return self._run_entries((unit,), regs, step, profiling)
+
+    def _start(self, pos, unit):
+        """Starts an asynchronous unit; its done marks it complete and resumes a waiting run."""
+        with self.lock:
+            self.outstanding += 1
+        done = functools.partial(self._done, pos, unit)
+        try:
+            if type(unit) is LoopPlan:
+                # a loop of device kernels is one launch on the device's compute stream: its kernels
+                # run there inline, with no hand-off between the executor and the stream
+                unit.stream.then_launch(self._loop_on_stream, unit, done)
+            else:
+                fn, _, _, _, _, it, ins = unit
+                args = [self.regs[r] for r in ins]
+                for j in it.deref:
+                    args[j] = args[j].read(it.name)
+                fn(self.step, args, done)
+        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+            done(exc)
+
+    def _done(self, pos, unit, err, out=None):
+        if err is _REPORTED:
+            self.failed = True
+        elif err is not None:
+            self._fail_item(unit.pred_node if type(unit) is LoopPlan else unit[5], err)
+        elif type(unit) is not LoopPlan:
+            n_out, out_reg = unit[4], unit[3]
+            if n_out == 1:
+                self.regs[out_reg] = out
+            elif n_out > 1:
+                for k in range(n_out):
+                    self.regs[out_reg + k] = out[k]
+        with self.lock:
+            self.complete[pos] = 1
+            self.position += 1
+            self.outstanding -= 1
+            self.completions += 1
+            resume, self.waiting = self.waiting, False
+        if not resume:
+            return
+        deferred = getattr(ge._tls, "deferred", None)
+        if deferred is not None:
+            deferred.append(self)  # this thread runs it as soon as its own loop goes idle
+        elif self.ex.runner is None:
+            self.loop()
+        else:
+            self.ex.runner(self.loop)
+
+    def _loop_on_stream(self, plan, done):
+        try:
+            with np.errstate(all="ignore"):  # TF reports inf/nan silently; so do kernels here
+                ok = self._run_loop(plan, self.regs, self.step, self.ex.runs_to_profile > 0)
+        except Exception as exc:  # noqa: BLE001 - never the stream's error: the step's
+            ok = exc
+        ge.run_device_callback(self.ex.device, done, None if ok is True else _REPORTED if ok is False else ok)
+
+    # -- loops and kernels ---------------------------------------------------------------
     def _run_loop(self, plan, regs, step, profiling):
+        """Runs one loop to its end; False (the step's error reported) when a kernel fails.
+        The kernel calls are inlined: the hot loop of a compiled loop."""
         for m, init, _ in plan.merges:
             regs[m] = regs[init]
         if not self._run_entries(plan.consts, regs, step, profiling):
             return False
-        if not profiling:
-            return self._run_loop_fast(plan, regs, step)
-        cond, body, pred_reg = plan.cond, plan.body, plan.pred_reg
-        merges = plan.merges
-        run = self._run_entries
-        while True:
-            if step.error is not None:
-                self.failed = True
-                return False
-            if cond and not run(cond, regs, step, profiling):
-                return False
-            pred = regs[pred_reg]
-            if getattr(pred, "ndim", 0) != 0:
-                switch = plan.pred_node
-                self._fail_item(switch, errors.InvalidArgumentError(
-                    f"The second input must be a scalar, but it has shape {list(pred.shape)}", node=switch.name))
-                return False
-            if not pred:
-                break
-            self.iterations += 1
-            if body and not run(body, regs, step, profiling):
-                return False
-            nxt = [regs[n] for _, _, n in merges]
-            for (m, _, _), v in zip(merges, nxt):
-                regs[m] = v
-        for out, src in plan.exits:
-            regs[out] = regs[src]
-        return True
-
-    def _run_loop_fast(self, plan, regs, step):
-        """`_run_loop` with the kernel calls inlined: the hot loop of a compiled loop."""
-        cond, body, pred_reg = plan.cond, plan.body, plan.pred_reg
-        sources = tuple(n for _, _, n in plan.merges)
-        targets = tuple(m for m, _, _ in plan.merges)
+        cond, body, pred_reg, moves = plan.cond, plan.body, plan.pred_reg, plan.moves
+        on_device = plan.stream is not None
+        timed = self._run_timed
         count = 0
         it = None
         try:
@@ -376,45 +516,58 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 if step.error is not None:
                     self.failed = True
                     return False
-                for fn, mode, get, out_reg, n_out, it, ins in cond:
-                    if mode == 1:
-                        out = fn(get(regs))
-                    elif mode == 2:
-                        out = fn(*get(regs))
-                    elif mode == 0:
-                        out = fn()
-                    else:
-                        out = _call(it, fn, ins, regs, step)
-                    if n_out == 1:
-                        regs[out_reg] = out
-                    elif n_out > 1:
-                        for k in range(n_out):
-                            regs[out_reg + k] = out[k]
+                if profiling:
+                    if not timed(cond, regs, step):
+                        return False
+                else:
+                    for fn, mode, get, out_reg, n_out, it, ins in cond:
+                        if mode == 2:
+                            out = fn(*get(regs))
+                        elif mode == 1:
+                            out = fn(get(regs))
+                        elif mode == 0:
+                            out = fn()
+                        else:
+                            out = _call(it, fn, ins, regs, step)
+                        if n_out == 1:
+                            regs[out_reg] = out
+                        elif n_out > 1:
+                            for k in range(n_out):
+                                regs[out_reg + k] = out[k]
                 pred = regs[pred_reg]
-                if getattr(pred, "ndim", 0) != 0:
-                    it = plan.pred_node
-                    raise errors.InvalidArgumentError(
-                        f"The second input must be a scalar, but it has shape {list(pred.shape)}", node=it.name)
+                if type(pred) is not _BOOL:  # (the common case: a comparison's numpy bool)
+                    if on_device and isinstance(pred, DeviceTensor):
+                        pred = _device_value(pred)
+                    if getattr(pred, "ndim", 0) != 0:
+                        it = plan.pred_node
+                        raise errors.InvalidArgumentError(
+                            f"The second input must be a scalar, but it has shape {list(pred.shape)}", node=it.name)
                 if not pred:
                     break
                 count += 1
-                for fn, mode, get, out_reg, n_out, it, ins in body:
-                    if mode == 1:
-                        out = fn(get(regs))
-                    elif mode == 2:
-                        out = fn(*get(regs))
-                    elif mode == 0:
-                        out = fn()
-                    else:
-                        out = _call(it, fn, ins, regs, step)
-                    if n_out == 1:
-                        regs[out_reg] = out
-                    elif n_out > 1:
-                        for k in range(n_out):
-                            regs[out_reg + k] = out[k]
-                values = [regs[r] for r in sources]
-                for r, v in zip(targets, values):
-                    regs[r] = v
+                if profiling:
+                    if not timed(body, regs, step):
+                        return False
+                else:
+                    for fn, mode, get, out_reg, n_out, it, ins in body:
+                        if mode == 2:
+                            out = fn(*get(regs))
+                        elif mode == 1:
+                            out = fn(get(regs))
+                        elif mode == 0:
+                            out = fn()
+                        else:
+                            out = _call(it, fn, ins, regs, step)
+                        if n_out == 1:
+                            regs[out_reg] = out
+                        elif n_out > 1:
+                            for k in range(n_out):
+                                regs[out_reg + k] = out[k]
+                if moves is None:
+                    _parallel_moves(plan.merges, regs)
+                else:
+                    for target, source in moves:
+                        regs[target] = regs[source]
         except Exception as exc:  # noqa: BLE001 - becomes the step's error
             self._fail_item(it, exc)
             return False
@@ -477,9 +630,41 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 f"{self.position}/{len(self.ex.loop_plan.units)} units, {self.iterations} iterations>")
 
 
+def _device_value(tensor):
+    """A device tensor's array, read on its device's compute stream (the caller's thread)
+    once the copy that made it, if any (a constant's upload), is done."""
+    ready = getattr(tensor, "ready", None)
+    if ready is not None:
+        ready.synchronize()
+    return tensor.as_array()
+
+
+_REPORTED = object()
+_BOOL = np.bool_  # an asynchronous unit's error that is the step's already
+
+
+def _parallel_moves(merges, regs):
+    """Each loop variable takes its NextIteration's value, all at once (some read another's)."""
+    values = [regs[n] for _, _, n in merges]
+    for (m, _, _), v in zip(merges, values):
+        regs[m] = v
+
+
+def _moves(merges):
+    """The (target, source) register moves of an iteration's end in an order that is the same as
+    moving all at once, or None when there is none (a source is an earlier move's target)."""
+    moves = tuple((m, n) for m, _, n in merges if m != n)
+    targets = set()
+    for m, n in moves:
+        if n in targets:
+            return None
+        targets.add(m)
+    return moves
+
+
 def _call(it, fn, ins, regs, step):
     """A kernel that needs the step or reads variables."""
     args = [regs[r] for r in ins]
     for j in it.deref:
         args[j] = args[j].read(it.name)
-    return fn(step, *args) if it.kind == STEP else fn(*args)
+    return fn(*args) if it.kind == SYNC else fn(step, *args)

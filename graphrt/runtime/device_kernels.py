@@ -214,7 +214,7 @@ class DeviceKernel:
 
     __slots__ = ("fn", "name", "op", "label", "device", "device_name", "executor", "stream", "xp", "n_out",
                  "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step", "shape_in",
-                 "out_itemsize")
+                 "out_itemsize", "modelled")
 
     def __init__(self, ctx, kdef):
         self.fn = kdef.factory(ctx)
@@ -232,6 +232,8 @@ class DeviceKernel:
         # its outputs are ready when done is called. On cuda the work it issued
         # is still queued on the GPU: outputs carry the event recorded after it.
         self.queued = not self.numpy
+        # a modelled kernel time (sim's cost model) is spent by the executor's _launch
+        self.modelled = bool(getattr(getattr(self.executor, "options", None), "models_costs", False))
         op_def = registry.get_op_def(ctx.op_type)
         host_out = _positions(op_def.outputs, ctx.attrs, kdef.host_memory)
         self.n_out = len(ctx.output_dtypes)
@@ -270,6 +272,35 @@ class DeviceKernel:
             stream.then_record_event(event)
         else:
             stream.then_launch(self._compute, step, args, done, None)
+
+    def run_inline(self, step, *args):
+        """Runs the kernel on the calling thread and returns its outputs (raises its
+        error). For a compiled loop launched as one piece of work on this device's
+        compute stream (runtime/compiled_loop.py): the caller is that stream's
+        thread, and on sim a kernel has finished when it returns (no event)."""
+        if not self.always_device:
+            for a in args:
+                if isinstance(a, DeviceTensor):
+                    break
+            else:
+                return self.fn(step, *args) if self.takes_step else self.fn(*args)
+        for event in ready_events(args, self.stream):
+            event.synchronize()  # another stream's copy (a constant's upload): never this stream's work
+        if self.modelled:  # the modelled kernel time, as a launch would spend it (from the arguments' bytes)
+            box = []
+            self.executor._launch(self.stream, self._compute_inline, (step, args, box), {})
+            return box[0]
+        return self._compute_inline(step, args)
+
+    def _compute_inline(self, step, args, box=None):
+        views, swaps = self._inputs(args)
+        if self.shape_in is not None and self.out_itemsize:
+            self._check_fits(views[self.shape_in])
+        out = self.fn(step, *views) if self.takes_step else self.fn(*views)
+        result = self._outputs(out, args, views, swaps, None)
+        if box is not None:
+            box.append(result)
+        return result
 
     def _run_on_host(self, step, args, done):
         try:

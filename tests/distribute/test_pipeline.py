@@ -184,3 +184,13 @@ def test_other_bad_arguments_are_refused(graph):
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"stage 0 \(fn\) is the last: it \(or loss_fn\) "
                                                              "must return a scalar loss"):
         tf.distribute.pipeline([_stage(0)], ["/cpu:0"], inputs=x, micro_batches=2)
+
+
+def test_the_batch_is_split_on_the_host_not_on_the_first_stage(graph):
+    x = tf.placeholder(tf.float32, [8, WIDTH], name="images")
+    y = tf.placeholder(tf.float32, [8, WIDTH], name="targets")
+    tf.distribute.pipeline([_stage(0), _stage(1)], ["/device:SIM:0", "/device:SIM:1"], inputs=x, labels=y,
+                           loss_fn=_loss, micro_batches=4)
+    splits = {op.name: op.device for op in graph.get_operations() if op.type == "Split"}
+    assert set(splits) == {"pipeline/split_inputs", "pipeline/split_labels"}
+    assert all(tf.DeviceSpec.from_string(d).device_type == "CPU" for d in splits.values()), splits

@@ -20,16 +20,17 @@ def profiled_runs(request, monkeypatch):
     return request.param
 
 
-def _run(build, compiled, feed_values=(), runs=2):
+def _run(build, compiled, feed_values=(), runs=2, device="/device:CPU:0"):
     """Builds a graph with `build` (returns (fetches, feed placeholders)), runs it `runs`
     times; returns (values per run, the executors' loop plans, their run classes)."""
     saved = compiled_loop.ENABLED
     compiled_loop.ENABLED = compiled
     try:
         with tf.Graph().as_default():
-            fetches, placeholders = build()
+            with tf.device(device):
+                fetches, placeholders = build()
             feed = dict(zip(placeholders, feed_values))
-            with tf.Session() as sess:
+            with tf.Session(config=tf.ConfigProto(device_count={"SIM": 1})) as sess:
                 sess.run(tf.global_variables_initializer())
                 values = [sess.run(fetches, feed, options=FAST_FAIL) for _ in range(runs)]
                 plan = sess.plan_for(fetches, feed)
@@ -51,9 +52,9 @@ def _assert_same(a, b):
     np.testing.assert_array_equal(a, b)
 
 
-def _compare(build, feed_values=(), expect_compiled=True):
-    got, plans, kinds = _run(build, True, feed_values)
-    want, plans_d, _ = _run(build, False, feed_values)
+def _compare(build, feed_values=(), expect_compiled=True, device="/device:CPU:0"):
+    got, plans, kinds = _run(build, True, feed_values, device=device)
+    want, plans_d, _ = _run(build, False, feed_values, device=device)
     assert all(p is None for p in plans_d)
     if expect_compiled:
         assert any(p is not None for p in plans) and compiled_loop.run_class in kinds
@@ -127,7 +128,8 @@ def test_a_loop_value_whose_result_is_unused():
     assert _compare(build, [np.int32(5)])[0] == 5
 
 
-def test_a_loop_updating_a_ref_variable_falls_back():
+def test_a_loop_updating_a_ref_variable_is_compiled():
+    """A variable living outside the loop (RefEnter) is read and updated in order, each iteration."""
     def build():
         v = tf.Variable(0, name="v")
         loop = tf.while_loop(lambda i: i < 4, lambda i: tf.identity(i + 1) + 0 * tf.assign_add(v, 1), [0])
@@ -136,9 +138,35 @@ def test_a_loop_updating_a_ref_variable_falls_back():
         return [read], []
     values, plans, _ = _run(build, True)
     values_d, _, _ = _run(build, False)
-    assert all(p is None for p in plans)
+    assert any(p is not None for p in plans)
     _assert_same(values, values_d)
     assert values[1][0] == 8  # each run adds 4
+
+
+def test_a_training_loop_with_reads_and_updates_of_variables_is_compiled():
+    def build():
+        w = tf.Variable(np.ones([3, 1], np.float32), name="w")
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) / 6)
+
+        def body(i, total):
+            loss = tf.reduce_sum(tf.square(tf.matmul(x, w) - 1.0))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+            with tf.control_dependencies([train]):
+                return i + 1, total + tf.identity(loss)
+        loop = tf.while_loop(lambda i, t: i < 5, body, [0, 0.0])
+        with tf.control_dependencies(loop):
+            after = tf.identity(w.value())
+        return [loop[1], after], []
+    values = _compare(build)
+    assert values[0] > 0 and values[1].shape == (3, 1)
+
+
+def test_a_loop_writing_a_variable_with_assign_sub_gives_the_frame_executors_values():
+    def build():
+        v = tf.Variable(100.0, name="v")
+        loop = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + tf.assign_sub(v, 2.0)), [0, 0.0])
+        return [loop[1]], []
+    assert _compare(build)[0] == 98.0 + 96.0 + 94.0
 
 
 def test_cond_inside_a_loop_falls_back_with_the_same_values():
@@ -255,3 +283,120 @@ def test_run_classes_and_repr():
     loop = [u for u in plan.units if isinstance(u, compiled_loop.LoopPlan)][0]
     assert "while/while_context" in repr(loop) and "2 loop variables" in repr(loop)
     assert issubclass(CompiledLoopRun, object) and FrameRun is not CompiledLoopRun
+
+
+# -- loops of a SIM device: one launch on its compute stream ---------------------------------
+
+def _sim_loop_plans(plans):
+    loops = [u for p in plans if p is not None for u in p.units if isinstance(u, compiled_loop.LoopPlan)]
+    return [loop for loop in loops if loop.stream is not None]
+
+
+def test_a_loop_on_a_sim_device_runs_on_its_compute_stream_with_the_frame_executors_values():
+    def build():
+        n = tf.placeholder(tf.int32, [], name="n")
+        x = tf.placeholder(tf.float32, [3], name="x")
+        i, a = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, tf.tanh(a) * 1.5 + x), [0, x])
+        return [i, a], [n, x]
+    feed = [np.int32(7), np.array([0.1, -2.0, 3.0], np.float32)]
+    got = _compare(build, feed, device="/device:SIM:0")
+    _, plans, _ = _run(build, True, feed, device="/device:SIM:0")
+    assert len(_sim_loop_plans(plans)) == 1  # the placeholders arrive by _Recv: the partition is compiled too
+    want = feed[1]
+    for _ in range(7):
+        want = np.tanh(want) * 1.5 + feed[1]
+    assert got[0] == 7
+    np.testing.assert_allclose(got[1], want, rtol=1e-6)
+
+
+def test_a_loop_on_a_sim_device_updates_a_variable_each_iteration():
+    def build():
+        v = tf.Variable(np.zeros(2, np.float32), name="v")
+        loop = tf.while_loop(lambda i: i < 5, lambda i: tf.identity(i + 1) + 0 * tf.cast(
+            tf.reduce_sum(tf.assign_add(v, [1.0, 2.0])), tf.int32), [0])
+        with tf.control_dependencies([loop]):
+            read = tf.identity(v.value())
+        return [read], []
+    values, plans, _ = _run(build, True, device="/device:SIM:0")
+    values_d, _, _ = _run(build, False, device="/device:SIM:0")
+    assert _sim_loop_plans(plans)
+    _assert_same(values, values_d)
+    np.testing.assert_array_equal(values[1][0], [10.0, 20.0])  # each run adds 5 x [1, 2]
+
+
+def test_an_error_in_a_sim_devices_loop_names_the_node():
+    def build():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        out = tf.while_loop(lambda i, y: i < 3,
+                            lambda i, y: (i + 1, tf.reshape(y, [2, 2], name="bad_reshape")), [0, x],
+                            shape_invariants=[tf.TensorShape([]), tf.TensorShape(None)])
+        return list(out), [x]
+    for compiled in (True, False):
+        with pytest.raises(errors.InvalidArgumentError, match="bad_reshape"):
+            _run(build, compiled, [np.ones(3, np.float32)], device="/device:SIM:0")
+
+
+def test_a_sim_devices_loop_whose_condition_is_a_constant_stops_at_the_deadline():
+    with tf.Graph().as_default():
+        with tf.device("/device:SIM:0"):
+            forever = tf.while_loop(lambda i: tf.constant(True), lambda i: i + 1.0, [0.0])
+        with tf.Session(config=tf.ConfigProto(device_count={"SIM": 1})) as sess:
+            with pytest.raises(errors.DeadlineExceededError):
+                sess.run(forever, options=tf.RunOptions(timeout_in_ms=300))
+            assert _sim_loop_plans([ex.loop_plan for ex in sess.plan_for(forever, {}).executors
+                                    if getattr(ex, "loop_plan", None) is not None])
+            assert sess.run(tf.constant(3)) == 3  # the session and the device's stream are still usable
+
+
+def test_a_loop_reading_a_value_received_from_another_device_is_compiled():
+    """A `_Recv` at the root of the looping partition (not downstream of any Switch): the run waits for it
+    without holding up what does not need it, as the dataflow executor would."""
+    def run(compiled):
+        compiled_loop.ENABLED = compiled
+        try:
+            with tf.Graph().as_default():
+                x = tf.placeholder(tf.float32, [2], name="x")
+                with tf.device("/cpu:1"):
+                    scaled = x * 2.0
+                with tf.device("/cpu:0"):
+                    _, out = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, a + scaled), [0, x])
+                    sent_back = x + 1.0  # values go both ways between the two partitions
+                with tf.device("/cpu:1"):
+                    other = sent_back * 3.0
+                with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+                    values = sess.run([out, other], {x: [1.0, -1.0]}, options=FAST_FAIL)
+                    plans = [getattr(ex, "loop_plan", None) for ex in sess.plan_for([out, other],
+                                                                                   {x: [1.0, -1.0]}).executors]
+            return values, plans
+        finally:
+            compiled_loop.ENABLED = True
+    (out, other), plans = run(True)
+    (out_d, other_d), _ = run(False)
+    assert any(p is not None and p.has_async for p in plans)
+    np.testing.assert_array_equal(out, out_d)
+    np.testing.assert_allclose(out, [9.0, -9.0])
+    np.testing.assert_allclose(other, [6.0, 0.0])
+
+
+def test_a_sim_devices_loop_with_modelled_kernel_costs_gives_the_frame_executors_values():
+    def run(compiled):
+        compiled_loop.ENABLED = compiled
+        try:
+            with tf.Graph().as_default():
+                with tf.device("/device:SIM:0"):
+                    x = tf.placeholder(tf.float32, [4], name="x")
+                    _, out = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 0.5 + x), [0, x])
+                config = tf.ConfigProto(device_count={"SIM": 1},
+                                        sim_options={"kernel_launch_latency": 1e-4, "kernel_bandwidth": 1e9})
+                with tf.Session(config=config) as sess:
+                    value = sess.run(out, {x: np.arange(4, dtype=np.float32)}, options=FAST_FAIL)
+                    plans = [getattr(ex, "loop_plan", None) for ex in sess.plan_for(
+                        out, {x: np.arange(4, dtype=np.float32)}).executors]
+            return value, plans
+        finally:
+            compiled_loop.ENABLED = True
+    value, plans = run(True)
+    want, _ = run(False)
+    assert _sim_loop_plans(plans)
+    np.testing.assert_array_equal(value, want)
+    np.testing.assert_allclose(value, np.arange(4) * (1 + 0.5 + 0.25 + 0.125))

@@ -56,6 +56,9 @@ def _sunk(opt_name, device=None):
     with tf.Session(graph=g, config=tf.ConfigProto(device_count={"SIM": 1})) as sess:
         sess.run(tf.global_variables_initializer())
         values = sess.run(losses, {xs_t: xs, ys_t: ys})
+        executors = sess.plan_for(losses, {xs_t: xs, ys_t: ys}).executors
+        _sunk.fallback_reasons = [getattr(ex, "loop_fallback_reason", None) for ex in executors]
+        _sunk.compiled = [getattr(ex, "loop_plan", None) is not None for ex in executors]
         return values, sess.run(tf.trainable_variables()), sess.run(step)
 
 
@@ -69,9 +72,22 @@ def test_sunk_steps_equal_separate_runs(opt_name):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("opt_name", ["sgd", "adam"])
+def test_sunk_steps_on_the_cpu_run_as_a_compiled_loop(opt_name):
+    want_losses, want_params, _ = _separate_runs(opt_name, "/device:CPU:0")
+    losses, params, _ = _sunk(opt_name, "/device:CPU:0")
+    # the loop reads and updates variables living outside it: it still runs as a compiled loop
+    assert _sunk.compiled == [True], _sunk.fallback_reasons
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-5)
+    for got, want in zip(params, want_params):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def test_sunk_steps_on_a_sim_device_equal_separate_runs():
     want_losses, want_params, _ = _separate_runs("momentum", "/device:SIM:0")
     losses, params, _ = _sunk("momentum", "/device:SIM:0")
+    # the SIM partition's loop runs as one launch on the device's compute stream (the CPU's only fetches)
+    assert _sunk.compiled == [False, True], _sunk.fallback_reasons
     np.testing.assert_allclose(losses, want_losses, rtol=1e-5)
     for got, want in zip(params, want_params):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
