@@ -283,30 +283,8 @@ class MasterBackend:
         changed = threading.Event()
         with self._state_lock:
             self._active.add(step_id)
-
-        def on_reply(step_call):
-            def callback(error, message):
-                step_call.error = error if error is not None else message.error
-                step_call.message = message
-                step_call.arrived = time.monotonic()
-                step_call.done = True
-                changed.set()
-            return callback
-
         try:
-            for task, handle in plan.tasks:
-                fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
-                values = ()
-                if task == self._client_task:
-                    if plan.feed_keys:
-                        fields["send_keys"] = plan.feed_keys
-                        values = args
-                    if plan.fetch_keys:
-                        fields["recv_keys"] = plan.fetch_keys
-                if trace:
-                    fields["trace"] = True
-                calls[task].call = self._channels.call(calls[task].address, "RunGraph", fields, values,
-                                                       callback=on_reply(calls[task]), peer_name=task)
+            self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace)
             error = self._wait(step_id, calls, changed, deadline, timeout_ms)
         except KeyboardInterrupt:
             self._abort(step_id, calls, errors.CancelledError(
@@ -323,12 +301,38 @@ class MasterBackend:
             if any(c.error is not None and "Graph handle is not found" in str(c.error) for c in calls.values()):
                 self._lost_graphs = True
             raise error
-        if self._client_task not in calls:
-            # Only targets on other tasks (say, a ps's update): nothing comes back to the client.
-            if run_metadata is not None:
-                self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
-            return []
-        reply = calls[self._client_task].message
+        # Only targets on other tasks (say, a ps's update): nothing comes back to the client.
+        values = self._fetched_values(plan, calls[self._client_task].message) if self._client_task in calls else []
+        if run_metadata is not None:
+            self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
+        return values
+
+    def _start_step(self, plan, args, step_id, calls, changed, worker_timeout, trace):
+        """RunGraph to every task at once; the client task's carries the feeds and names the fetches."""
+        def on_reply(step_call):
+            def callback(error, message):
+                step_call.error = error if error is not None else message.error
+                step_call.message = message
+                step_call.arrived = time.monotonic()
+                step_call.done = True
+                changed.set()
+            return callback
+
+        for task, handle in plan.tasks:
+            fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
+            values = ()
+            if task == self._client_task:
+                if plan.feed_keys:
+                    fields["send_keys"] = plan.feed_keys
+                    values = args
+                if plan.fetch_keys:
+                    fields["recv_keys"] = plan.fetch_keys
+            if trace:
+                fields["trace"] = True
+            calls[task].call = self._channels.call(calls[task].address, "RunGraph", fields, values,
+                                                   callback=on_reply(calls[task]), peer_name=task)
+
+    def _fetched_values(self, plan, reply):
         got = reply.fields.get("recv_keys", [])
         if got != plan.fetch_keys:
             raise errors.InternalError(f"Unexpected fetch keys from {self._client_task}: {got}")
@@ -337,8 +341,6 @@ class MasterBackend:
             if value is wire.DEAD:
                 raise errors.InvalidArgumentError(f"Retval for {key} does not have value (it is dead)")
             values.append(value)
-        if run_metadata is not None:
-            self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
         return values
 
     def _wait(self, step_id, calls, changed, deadline, timeout_ms):
