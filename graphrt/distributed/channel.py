@@ -46,6 +46,7 @@ import select
 import threading
 import time
 
+import numpy as np
 import zmq
 from zmq.utils.monitor import parse_monitor_message
 
@@ -64,6 +65,42 @@ _MONITOR_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | zmq.
                    | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
                    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_MONITOR_STOPPED)
 _REPLY_ONLY = frozenset({wire.REPLY})
+
+# Worker services serving in this process, by endpoint. A call to one of them is handled on the
+# caller's thread with no socket (as TF's worker cache hands the master its local worker directly):
+# a session on its own server's target then pays no round trip to itself.
+_IN_PROCESS = {}
+_IN_PROCESS_LOCK = threading.Lock()
+
+
+def serve_in_process(endpoints, service):
+    """Routes this process's calls to `endpoints` to `service.handle_in_process(call, fields, values)`."""
+    with _IN_PROCESS_LOCK:
+        for endpoint in endpoints:
+            _IN_PROCESS[endpoint] = service
+
+
+def stop_serving_in_process(service):
+    with _IN_PROCESS_LOCK:
+        for endpoint in [e for e, s in _IN_PROCESS.items() if s is service]:
+            del _IN_PROCESS[endpoint]
+
+
+def in_process(address):
+    """True if a master's calls to `address` run on the caller's thread (a service of this process)."""
+    return address in _IN_PROCESS
+
+
+def read_only(values):
+    """Values as a peer would receive them: arrays become read-only views (the wire's are read-only
+    views of the received frame), so neither side can write into what the other holds."""
+    out = []
+    for value in values:
+        if type(value) is np.ndarray and value.flags.writeable:
+            value = value.view()
+            value.flags.writeable = False
+        out.append(value)
+    return out
 
 
 class Call:
@@ -121,12 +158,16 @@ class ChannelPool:
     """DEALER channels to any number of peers; replies are read by one I/O thread."""
 
     def __init__(self, curve=None, max_message_bytes=wire.DEFAULT_MAX_MESSAGE_BYTES,
-                 connect_timeout=CONNECT_TIMEOUT_S, name="graphrt-channels", heartbeat_timeout_ms=None):
+                 connect_timeout=CONNECT_TIMEOUT_S, name="graphrt-channels", heartbeat_timeout_ms=None,
+                 in_process=False):
         self._curve = curve
         self._max_bytes = int(max_message_bytes)
         self.connect_timeout = float(connect_timeout)
         self._heartbeat_timeout_ms = heartbeat_timeout_ms or HEARTBEAT_TIMEOUT_MS
         self.name = name
+        # A master's pool calls a worker of its own process directly (see serve_in_process); the
+        # workers' pools always use the socket, as their peers are other processes in a real cluster.
+        self._in_process = _IN_PROCESS if in_process else {}
         self._ctx = zmq.Context()
         self._commands = collections.deque()
         self._wake_r, self._wake_w = os.pipe()
@@ -150,6 +191,10 @@ class ChannelPool:
         """Sends a request; `callback(error, message)` gets the reply (on the I/O thread)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         call = Call(next(self._ids), address, peer_name or address, msg_type, callback, deadline)
+        service = self._in_process.get(address)
+        if service is not None and not self._closed:
+            service.handle_in_process(call, fields, values)
+            return call
         call.frames = wire.encode(msg_type, call.id, fields, values)
         if self._closed:
             self._finish_closed(call)
@@ -165,6 +210,10 @@ class ChannelPool:
     def send_oneway(self, address, msg_type, fields=None, values=(), peer_name=None):
         """A request with id 0: the peer does not reply; dropped if the peer is unreachable."""
         call = Call(0, address, peer_name or address, msg_type, None, None)
+        service = self._in_process.get(address)
+        if service is not None and not self._closed:
+            service.handle_in_process(call, fields, values)
+            return
         call.frames = wire.encode(msg_type, 0, fields, values)
         if not self._closed and not self._send_now(call):
             self._commands.append(("call", call))

@@ -19,7 +19,9 @@ session's plans like the local backend with three differences:
   fetch keys. The first root-cause error wins (errors that are only
   consequences of an abort are "derived" and lose), prefixed with
   `From /job:worker/replica:0/task:1:`; the other tasks get AbortStep.
-  After every step, successful or not, every task gets CleanupStep.
+  After every step, successful or not, every task gets CleanupStep: at once
+  after a failure; after a success a remote task's comes with the next
+  RunGraph to it, or within 20 ms as one message (cleanups.py).
 * Faults. The step timeout is RunOptions.timeout_in_ms, else
   ConfigProto.operation_timeout_in_ms, else DEFAULT_STEP_TIMEOUT_MS. A
   worker whose connection drops fails the step with UnavailableError naming
@@ -45,7 +47,8 @@ from ..rendezvous import ParsedKey
 from ..rendezvous.remote import task_of
 from ..runtime.step_stats import DeviceStepStats, NodeExecStats, NodeOutput, StepStats
 from . import wire
-from .channel import CONNECT_TIMEOUT_S, ChannelPool
+from .channel import CONNECT_TIMEOUT_S, ChannelPool, in_process
+from .cleanups import DeferredCleanups
 from .cluster import ClusterSpec, target_endpoint, tcp_endpoint
 from .discovery import DeviceDiscovery
 from .security import CurveClient
@@ -122,6 +125,7 @@ class MasterBackend:
         self._lost_graphs = False  # a worker no longer knows a graph handle: register again
         self._active = set()      # step ids running now
         self._state_lock = threading.Lock()
+        self._cleanups = DeferredCleanups(self._send_cleanup)
         try:
             self.devices = self._create_devices()
         except BaseException:
@@ -135,7 +139,7 @@ class MasterBackend:
         config = self._config
         self._channels = ChannelPool(curve=CurveClient.from_config(config),
                                      max_message_bytes=config.max_message_bytes or wire.DEFAULT_MAX_MESSAGE_BYTES,
-                                     connect_timeout=self._connect_timeout(), name="graphrt-master")
+                                     connect_timeout=self._connect_timeout(), name="graphrt-master", in_process=True)
         first = self._request(self._endpoint, "ListDevices", timeout=self._connect_timeout(),
                               peer=self._endpoint).fields["result"]
         self._client_task = first["task"]
@@ -283,17 +287,23 @@ class MasterBackend:
         changed = threading.Event()
         with self._state_lock:
             self._active.add(step_id)
+        cleanup_now = list(calls)
         try:
             self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace)
             error = self._wait(step_id, calls, changed, deadline, timeout_ms)
+            if error is None:
+                remote = [task for task in calls if not in_process(self._tasks[task])]
+                if remote:
+                    self._cleanups.add(remote, step_id)  # sent with the next RunGraph, see cleanups.py
+                    cleanup_now = [task for task in calls if task not in remote]
         except KeyboardInterrupt:
             self._abort(step_id, calls, errors.CancelledError(
                 f"Step {step_id} was cancelled by KeyboardInterrupt in the client"))
             self._discovery.mark_stale()
             raise
         finally:
-            for task in calls:
-                self._channels.send_oneway(self._tasks[task], "CleanupStep", {"step_id": step_id}, peer_name=task)
+            for task in cleanup_now:
+                self._send_cleanup(task, {"step_id": step_id})
             with self._state_lock:
                 self._active.discard(step_id)
         if error is not None:
@@ -318,8 +328,12 @@ class MasterBackend:
                 changed.set()
             return callback
 
-        for task, handle in plan.tasks:
+        # A task served in this process runs its RunGraph on this thread: it goes last.
+        for task, handle in sorted(plan.tasks, key=lambda th: in_process(self._tasks[th[0]])):
             fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
+            done_steps = self._cleanups.take(task)
+            if done_steps:
+                fields["cleanup_step_ids"] = done_steps
             values = ()
             if task == self._client_task:
                 if plan.feed_keys:
@@ -403,6 +417,9 @@ class MasterBackend:
             if not c.done and c.call is not None:
                 self._channels.forget(c.call)
 
+    def _send_cleanup(self, task, fields):
+        self._channels.send_oneway(self._tasks[task], "CleanupStep", fields, peer_name=task)
+
     def _fill_remote_metadata(self, plan, options, run_metadata, calls):
         if options is not None and options.output_partition_graphs:
             run_metadata.partition_graphs = [GraphDef([n.copy() for n in g.node], g.versions)
@@ -439,9 +456,10 @@ class MasterBackend:
                         done.set()
             return callback
 
+        order = sorted(requests.items(), key=lambda item: in_process(self._tasks[item[0]]))  # ours last
         calls = [self._channels.call(self._tasks[task], msg_type, fields, values, callback=callback_for(task),
                                      timeout=timeout, peer_name=task)
-                 for task, (msg_type, fields, values) in requests.items()]
+                 for task, (msg_type, fields, values) in order]
         try:
             while not done.wait(0.25):
                 pass
@@ -484,6 +502,7 @@ class MasterBackend:
                         "code": errors.CANCELLED, "message": "Step was cancelled by an explicit call to "
                                                              "`Session::Close()`.", "derived": True}},
                                                peer_name=task)
+            self._cleanups.close()
             for plan in list(self._plans.values()):
                 self._deregister(plan)
             self._channels.close()

@@ -81,7 +81,8 @@ _NAME_OF[np.dtype(np.bool_)] = "bool"
 # -- schemas ------------------------------------------------------------------------------
 
 # field -> (kind, required). Kinds: int (non-negative, < 2**63), bool, str, keys (list of str),
-# dict (a JSON object), error (an error object), any (a JSON value checked by the handler).
+# ints (a list of ints), dict (a JSON object), error (an error object), any (a JSON value checked
+# by the handler).
 _COMMON = {"v": ("int", True), "type": ("str", True), "id": ("int", True), "tensors": ("list", False)}
 SCHEMAS = {
     "ListDevices": {},
@@ -89,15 +90,17 @@ SCHEMAS = {
     "RegisterGraph": {"graph_def": ("dict", True), "debug_info": ("strmap", False), "session": ("str", False)},
     "DeregisterGraph": {"graph_handle": ("str", True)},
     "RunGraph": {"graph_handle": ("str", True), "step_id": ("int", True), "send_keys": ("keys", False),
-                 "recv_keys": ("keys", False), "timeout_ms": ("int", False), "trace": ("bool", False)},
+                 "recv_keys": ("keys", False), "timeout_ms": ("int", False), "trace": ("bool", False),
+                 "cleanup_step_ids": ("ints", False)},
     "RecvTensor": {"step_id": ("int", True), "key": ("str", True)},
-    "CleanupStep": {"step_id": ("int", True)},
+    "CleanupStep": {"step_id": ("int", True), "more_step_ids": ("ints", False)},
     "AbortStep": {"step_id": ("int", True), "error": ("error", False)},
     REPLY: {"error": ("error", False), "result": ("dict", False), "recv_keys": ("keys", False)},
 }
 MESSAGE_TYPES = frozenset(SCHEMAS) - {REPLY}
 _MAX_STR = 1 << 16          # a single string field (keys, handles, messages)
 _MAX_KEYS = 1 << 16         # entries of a key list
+_MAX_INTS = 1 << 12         # entries of an int list (step ids cleaned up together)
 _U63 = 1 << 63
 
 
@@ -349,6 +352,10 @@ def _check_field(msg_type, name, kind, value):
         if type(value) is not list or len(value) > _MAX_KEYS or \
                 any(type(k) is not str or len(k) > _MAX_STR for k in value):
             raise WireError(f"{where} must be a list of strings")
+    elif kind == "ints":
+        if type(value) is not list or len(value) > _MAX_INTS or \
+                any(type(i) is not int or not 0 <= i < _U63 for i in value):
+            raise WireError(f"{where} must be a list of at most {_MAX_INTS} integers in [0, 2**63)")
     elif kind == "dict":
         if type(value) is not dict:
             raise WireError(f"{where} must be a JSON object")

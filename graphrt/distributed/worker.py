@@ -3,9 +3,10 @@
 One thread reads the ROUTER: it sleeps in poll(2) on the socket's ZMQ_FD
 (never inside a ZeroMQ call), reads requests under the socket's lock,
 answers the cheap ones itself (ListDevices, GetStatus, RecvTensor when the
-value is already there, CleanupStep, AbortStep, DeregisterGraph) and hands
-RegisterGraph and RunGraph to a thread pool, so a long step never blocks
-the socket. A reply made on another thread (a step's result, a RecvTensor
+value is already there, CleanupStep, AbortStep, DeregisterGraph), starts
+RunGraph's partitions itself (they run until they wait; a partition that may
+block, a py_func, or that has loops goes to a thread pool instead) and hands
+RegisterGraph to the pool, so a long step never blocks the socket. A reply made on another thread (a step's result, a RecvTensor
 whose value arrived later) is sent by that thread under the same lock
 (ZeroMQ sockets may move between threads across full memory barriers); it
 then checks ZMQ_EVENTS and wakes the loop through a pipe if requests are
@@ -17,9 +18,14 @@ waiting, since ZMQ_FD is edge-triggered.
   GraphExecutor per device and returns a graph handle.
 * RunGraph(handle, step_id, send_keys + tensors, recv_keys, timeout_ms):
   finds or creates the step's RemoteRendezvous, sends the fed tensors into
-  it, runs the executors, then receives the fetch keys and replies with
-  them. The step is aborted (and the reply says what it still waited for)
-  when timeout_ms passes.
+  it and starts the executors; when the last one finishes (on whichever
+  thread finishes it) it receives the fetch keys and replies with them. The
+  step is aborted (and the reply says what it still waited for) when
+  timeout_ms passes.
+* A request made in this process (a session on this server's own target)
+  skips the socket: `handle_in_process` runs its handler on the caller's
+  thread and answers the caller's call directly, as TF's worker cache hands
+  its master the local worker.
 * RecvTensor(step_id, key): find-or-create the step's rendezvous (the
   request may come before this worker's RunGraph) and reply when the local
   send happens (long poll). The key's source device must be local and its
@@ -37,6 +43,7 @@ non-zero, so a supervisor restarts it) rather than leaving a live process
 that no longer serves. Nothing is unpickled.
 """
 import itertools
+import json
 import os
 import select
 import sys
@@ -55,31 +62,69 @@ from ..partition import partitioner
 from ..rendezvous import RendezvousManager, parse_key
 from ..rendezvous.remote import RemoteRendezvous
 from ..runtime import device_factory
-from ..runtime.graph_executor import GraphExecutor
+from ..runtime.graph_executor import GraphExecutor, run_io_callback
 from ..runtime.runner import Runner
 from ..runtime.step import Step
-from ..runtime.step_driver import DRAIN_TIMEOUT_S, StepDriver
+from ..runtime.step_driver import StepDriver
 from ..runtime.step_stats import StepStatsCollector
 from . import wire
 from .log_limit import RateLimitedLog
 from .sockets import readable, recv_frames, send_frames
 from .step_table import GraphQuota, StepTable
-from .channel import ChannelPool
-from .cluster import ClusterSpec
+from .channel import ChannelPool, _deliver, read_only, serve_in_process, stop_serving_in_process
+from .cluster import ClusterSpec, tcp_endpoint
 
 _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or running at once
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
-_SHUTDOWN_ANSWER_GRACE_S = 0.2  # how long a stopping worker lets peers read its Shutdown answers
+_SHUTDOWN_ANSWER_GRACE_S = 0.2
+_MAX_CACHED_KEYS = 4096       # parsed feed/fetch keys kept per registered graph
+_INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it  # how long a stopping worker lets peers read its Shutdown answers
 
 
 class _Registered:
-    __slots__ = ("handle", "executors", "partition_graphs")
+    __slots__ = ("handle", "executors", "partition_graphs", "_inline", "_keys")
 
     def __init__(self, handle, executors, partition_graphs):
         self.handle = handle
         self.executors = executors
         self.partition_graphs = partition_graphs
+        self._keys = {}   # key text -> ParsedKey: a graph's steps feed and fetch the same keys
+        self._inline = None
+
+    def parse_keys(self, texts):
+        out = []
+        for text in texts:
+            key = self._keys.get(text)
+            if key is None:
+                key = parse_key(text)  # raises InvalidArgumentError for a bad key: nothing is cached
+                if len(self._keys) < _MAX_CACHED_KEYS:
+                    self._keys[text] = key
+            out.append(key)
+        return out
+
+    def runs_inline(self):
+        """Whether a RunGraph may run these partitions on the thread that received it (the serving
+        loop, which must stay free to answer RecvTensor and AbortStep): only when every kernel
+        proved cheap over the executors' profiled first runs (see GraphExecutor.all_cheap)."""
+        if self._inline is None:
+            if any(ex.runs_to_profile > 0 for ex in self.executors):
+                return False
+            self._inline = all(ex.all_cheap() for ex in self.executors)
+        return self._inline
+
+
+class _PendingReply:
+    """What one RunGraph owes its caller: the reply sent when the step driver says it is over."""
+
+    __slots__ = ("identity", "request_id", "step", "recv_keys", "recvs")
+
+    def __init__(self, identity, request_id, step, recv_keys, recvs):
+        self.identity = identity
+        self.request_id = request_id
+        self.step = step
+        self.recv_keys = recv_keys
+        self.recvs = recvs
 
 
 class _Peers:
@@ -98,22 +143,59 @@ class _Peers:
                                        key=key.full_key)
 
         def on_reply(error, message):
-            if error is None:
-                error = message.error
-                if error is None:
-                    value = message.values[0] if message.values else None
-                    if value is wire.DEAD:
-                        done(None, None, True)
-                    else:
-                        done(None, value, False)
-                    return
-            done(error, None, False)
+            run_io_callback(_deliver_tensor, done, error, message)
 
         return self._service.channels.call(address, "RecvTensor", {"step_id": step_id, "key": key.full_key},
                                            callback=on_reply, peer_name=src_task)
 
     def cancel(self, handle):
         self._service.channels.forget(handle)
+
+
+def _deliver_tensor(done, error, message):
+    """A RecvTensor's answer to the rendezvous waiting for it."""
+    if error is None:
+        error = message.error
+        if error is None:
+            value = message.values[0] if message.values else None
+            if value is wire.DEAD:
+                done(None, None, True)
+            else:
+                done(None, value, False)
+            return
+    done(error, None, False)
+
+
+class _InProcessCaller:
+    """Who asked, for a request made in this process: the reply goes to its call, not a socket."""
+
+    __slots__ = ("call",)
+
+    def __init__(self, call):
+        self.call = call
+
+    def answer(self, request_id, error, fields, values):
+        call = self.call
+        if not call.id or not call.claim():
+            return  # one-way, or its caller gave up on it
+        try:
+            # A RunGraph's answer without step stats is plain too (recv_keys and an empty result).
+            out = _json_copy(fields) if fields and fields.get("result") else dict(fields or ())
+        except (TypeError, ValueError) as e:  # what the wire could not carry either
+            out, error, values = {}, _as_op_error(e), ()
+        out["error"] = None if error is None else wire.error_to_wire(error)
+        _deliver(call, None, wire.Message(wire.REPLY, request_id, out, read_only(values)))
+
+
+def _json_copy(fields):
+    """The fields as a peer would decode them (the same JSON round trip the wire makes)."""
+    return json.loads(json.dumps(fields, separators=(",", ":")))
+
+
+# Requests whose fields are only strings, numbers, booleans and lists of strings (built by the master),
+# which a handler only reads: a shallow copy is what the wire would give. The rest take the JSON trip.
+_PLAIN_REQUESTS = frozenset({"RunGraph", "CleanupStep", "AbortStep", "DeregisterGraph", "GetStatus",
+                             "ListDevices"})
 
 
 class WorkerService:
@@ -159,8 +241,10 @@ class WorkerService:
             "ListDevices": self._list_devices, "GetStatus": self._get_status, "RecvTensor": self._recv_tensor,
             "CleanupStep": self._cleanup_step, "AbortStep": self._abort_step,
             "DeregisterGraph": self._deregister_graph,
-            "RegisterGraph": self._in_pool(self._register_graph), "RunGraph": self._in_pool(self._run_graph),
+            "RegisterGraph": self._in_pool(self._register_graph), "RunGraph": self._run_graph,
         }
+        # A caller in this process waits for the answer anyway: its requests run on its own thread.
+        self._in_process_handlers = dict(self._handlers, RegisterGraph=self._register_graph)
         self._ctx = zmq.Context()
         self._router = self._ctx.socket(zmq.ROUTER)
         try:
@@ -196,6 +280,12 @@ class WorkerService:
         self._loop_ident = None
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
+        endpoints = {self.endpoint}
+        try:
+            endpoints.add(tcp_endpoint(self.cluster.task_address(job_name, self.task_index)))
+        except (ValueError, TypeError):
+            pass  # not in its own cluster spec (a port given explicitly): only its bound endpoint
+        serve_in_process(endpoints, self)
 
     # -- the loop ---------------------------------------------------------------------
     def _serve(self):
@@ -254,6 +344,9 @@ class WorkerService:
                 pass
 
     def _reply(self, identity, request_id, error=None, fields=None, values=()):
+        if type(identity) is _InProcessCaller:
+            identity.answer(request_id, error, fields, values)
+            return
         if request_id == 0 and error is None:
             return  # one-way request
         try:
@@ -317,6 +410,20 @@ class WorkerService:
                         self._pool_requests -= 1
             self._rpc_runner(work)
         return run_in_pool
+
+    def handle_in_process(self, call, fields, values):
+        """A request made in this process (a session on this server's target): handled on the
+        caller's thread, with no socket and no hand-off; the fields take the wire's JSON round trip
+        so a handler sees exactly what a remote caller would send."""
+        caller = _InProcessCaller(call)
+        self._messages += 1
+        try:
+            plain = call.msg_type in _PLAIN_REQUESTS
+            message = wire.Message(call.msg_type, call.id, dict(fields or ()) if plain else _json_copy(fields or {}),
+                                   read_only(values))
+            self._in_process_handlers[call.msg_type](caller, message)
+        except Exception as e:  # noqa: BLE001 - every failure becomes an error reply, as on the wire
+            self._reply(caller, call.id, _as_op_error(e))
 
     # -- handlers ----------------------------------------------------------------------------
     def device_attributes(self):
@@ -383,7 +490,12 @@ class WorkerService:
         self._reply(identity, message.id)
 
     def _run_graph(self, identity, message):
+        """Starts the step on this thread and returns: the reply goes out when its last partition
+        finishes, on whichever thread finishes it. A step of cheap kernels then costs the serving
+        loop no hand-off, and a step waiting for a tensor holds no thread (as TF's RunGraphAsync)."""
         fields = message.fields
+        for done_step in fields.get("cleanup_step_ids", ()):  # earlier steps' CleanupStep, carried along
+            self._forget_step(done_step)
         handle = fields["graph_handle"]
         graph = self._graphs.get(handle)
         if graph is None:
@@ -395,16 +507,20 @@ class WorkerService:
         if len(send_keys) != len(message.values):
             raise errors.InvalidArgumentError(f"RunGraph: {len(send_keys)} send keys but {len(message.values)} "
                                               f"tensors")
-        sends = [parse_key(k) for k in send_keys]
+        sends = graph.parse_keys(send_keys)
         recv_keys = fields.get("recv_keys", [])
-        recvs = [parse_key(k) for k in recv_keys]
+        recvs = graph.parse_keys(recv_keys)
         stats = StepStatsCollector() if fields.get("trace") else None
         with self._lock:
             if step_id in self._steps:
                 raise errors.InvalidArgumentError(f"Step {step_id} is already running on {self.task}")
+            if len(self._steps) >= _MAX_POOL_REQUESTS:
+                raise errors.ResourceExhaustedError(
+                    f"RunGraph: {self.task} already runs {len(self._steps)} steps")
             rendezvous = self.step_table.for_run(step_id)
             step = Step(step_id, rendezvous, [], 0, len(graph.executors), stats)
             self._steps[step_id] = step
+        pending = _PendingReply(identity, message.id, step, recv_keys, recvs)
         try:
             if rendezvous.status is not None:
                 raise rendezvous.status
@@ -413,25 +529,43 @@ class WorkerService:
                     rendezvous.send(key, None, True)
                 else:
                     rendezvous.send(key, value, False)
-            if graph.executors:
-                # This pool thread runs the partitions; the watchdog aborts the step at its deadline.
-                self._driver.run_step(step, [ex.start(step) for ex in graph.executors], fields.get("timeout_ms", 0),
-                                      where=f" on {self.task}", on_caller=True)
-            if step.error is not None:
-                raise step.error
-            values = []
-            for key in recvs:
-                value, is_dead = rendezvous.recv(key, timeout=DRAIN_TIMEOUT_S)
-                values.append(wire.DEAD if is_dead else value)
-            result = {}
-            if stats is not None:
-                result["step_stats"] = _stats_to_wire(stats.finalize())
-        finally:
-            with self._lock:
-                self._steps.pop(step_id, None)
-                self.step_table.release(step_id)
+            runs = [ex.start(step) for ex in graph.executors]
+        except BaseException:
+            self._end_step(pending)
+            raise
+        self._driver.start_step(step, runs, int(fields.get("timeout_ms", 0) or 0),
+                                lambda: self._finish_run_graph(pending), where=f" on {self.task}",
+                                inline=graph.runs_inline())
+
+    def _finish_run_graph(self, pending):
+        """The step's partitions are done (or given up on): answer with the fetched keys or the error."""
+        step = pending.step
+        error, values, result = step.error, [], {}
+        try:
+            if error is None:
+                for key in pending.recvs:
+                    value, is_dead = step.rendezvous.recv(key, timeout=0)
+                    values.append(wire.DEAD if is_dead else value)
+                if step.stats is not None:
+                    result["step_stats"] = _stats_to_wire(step.stats.finalize())
+        except errors.DeadlineExceededError as e:
+            error = errors.InternalError(f"RunGraph of step {step.step_id} on {self.task}: every partition "
+                                         f"finished but a fetched key was never sent ({e.key})", key=e.key)
+        except Exception as e:  # noqa: BLE001 - the reply carries it
+            error = e
+        self._end_step(pending)
         # Replied only once the step is no longer running here (a status request that follows sees it).
-        self._reply(identity, message.id, fields={"recv_keys": recv_keys, "result": result}, values=values)
+        if error is not None:
+            self._reply(pending.identity, pending.request_id, error)
+        else:
+            self._reply(pending.identity, pending.request_id,
+                        fields={"recv_keys": pending.recv_keys, "result": result}, values=values)
+
+    def _end_step(self, pending):
+        step_id = pending.step.step_id
+        with self._lock:
+            self._steps.pop(step_id, None)
+            self.step_table.release(step_id)
 
     def _recv_tensor(self, identity, message):
         step_id = message.fields["step_id"]
@@ -477,13 +611,17 @@ class WorkerService:
         copier(_UNTRACED_STEP, tensor, done)
 
     def _cleanup_step(self, identity, message):
-        step_id = message.fields["step_id"]
+        self._forget_step(message.fields["step_id"])
+        for step_id in message.fields.get("more_step_ids", ()):
+            self._forget_step(step_id)
+        self._reply(identity, message.id)
+
+    def _forget_step(self, step_id):
         with self._lock:
             step = self._steps.get(step_id)
         if step is not None:
             step.abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
         self.step_table.cleanup(step_id)
-        self._reply(identity, message.id)
 
     def _abort_step(self, identity, message):
         step_id = message.fields["step_id"]
@@ -502,6 +640,7 @@ class WorkerService:
         if not self._running or self._stopping:
             return
         self._stopping = True
+        stop_serving_in_process(self)
         answers_before = self._answers_sent
         with self._lock:
             steps = list(self._steps.values())

@@ -8,7 +8,9 @@ from .base import RECV_WAITING, SEND_WAITING, PendingRecord, Rendezvous, fail_wa
 __all__ = ["LocalRendezvous"]
 
 
-_NUM_SHARDS = 16  # a power of two; several devices' executors hit one step's table at once
+# A power of two: several devices' executors hit one step's table at once. Under the GIL a few shards
+# already make waiting on another thread's lock rare, and a step creates its table anew (16 cost ~10 us).
+_NUM_SHARDS = 4
 _SHARD_MASK = _NUM_SHARDS - 1
 
 

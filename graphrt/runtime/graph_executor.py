@@ -47,6 +47,7 @@ import numpy as np
 
 from .. import errors
 from ..framework import registry
+from ..framework.op_categories import TRANSFER_OPS
 from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
 from . import step_stats
 
@@ -219,6 +220,7 @@ class GraphExecutor:
         self.num_nodes = len(items)
         self.has_async = any(it.kind == ASYNC for it in items)
         self.runs_to_profile = PROFILED_RUNS
+        self._all_cheap = None
         self.uses_frames = uses_frames
         self._run_class = _Run
         if uses_frames:
@@ -232,6 +234,22 @@ class GraphExecutor:
         self.schedule = compiled_schedule.compile_schedule(self)
         if self.schedule is not None:
             self._run_class = compiled_schedule.CompiledRun
+
+    def all_cheap(self):
+        """True once the profiled runs found no kernel here worth a thread of its own
+        (transfers aside: a _Send's time includes the receiver's callbacks it ran), no
+        kernel that may block (py_func) and no loop (it may run its kernels many times)."""
+        cheap = self._all_cheap
+        if cheap is None:
+            if self.runs_to_profile > 0:
+                return False
+            timed = [it for it in self.items if it.op not in TRANSFER_OPS]
+            # cost_ns 0: never finished in a profiled run (it failed, or never ran), so not known cheap
+            cheap = self._all_cheap = not self.uses_frames and not any(it.expensive for it in timed) \
+                and all(it.cost_ns > 0 or it.kind == ASYNC for it in timed) \
+                and sum(it.cost_ns for it in timed) < CHEAP_RUN_NS \
+                and not any(getattr(registry.get_op_def(it.op), "may_block", False) for it in timed)
+        return cheap
 
     def _note_run(self):
         """After the profiled runs, mark the kernels worth running in parallel."""
@@ -299,6 +317,7 @@ _NEXT_ITERATIONS = ("NextIteration", "RefNextIteration")
 _now_ns = time.perf_counter_ns
 PROFILED_RUNS = 3             # runs of an executor that measure kernel costs
 EXPENSIVE_NS = 100_000        # a kernel this slow is worth a thread hand-off
+CHEAP_RUN_NS = 200_000        # a partition whose kernels take less may run on an I/O thread
 _tls = threading.local()      # .deferred: loops waiting for this thread to go idle
 
 
@@ -334,6 +353,35 @@ def run_device_callback(device, fn, *args):
         fn(*args)  # already inside a loop on this thread: it picks the work up
         return
     deferred = _DeviceLoops(device)
+    _tls.deferred = deferred
+    try:
+        fn(*args)
+    finally:
+        _tls.deferred = None
+    if deferred:
+        deferred.pop().loop(deferred)
+
+
+class _CheapLoops(list):
+    """The deferred-loop list of an I/O thread: it keeps the loops of executors whose
+    kernels all proved cheap and hands every other loop to its runner."""
+
+    def append(self, run):
+        if run.ex.runner is None or run.ex.all_cheap():
+            list.append(self, run)
+        else:
+            run.ex.runner(run.loop)
+
+
+def run_io_callback(fn, *args):
+    """Calls `fn(*args)` (an ASYNC kernel's `done`, arriving on an I/O thread: a
+    tensor from another process) and runs the executor loops it woke right here
+    when their kernels are all cheap, as `run_device_callback` does for a device
+    stream: the rest of a small step then costs no thread hand-off."""
+    if getattr(_tls, "deferred", None) is not None:
+        fn(*args)
+        return
+    deferred = _CheapLoops()
     _tls.deferred = deferred
     try:
         fn(*args)

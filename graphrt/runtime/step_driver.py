@@ -21,8 +21,11 @@ Without a deadline the partitions run on the calling thread as before
 worker's RunGraph: the deadline, its error (`deadline_error`, naming the
 rendezvous keys and queue operations still waited for), the abort of every
 partition when the caller is interrupted, and the bounded wait for them to
-stop. A worker, already on a pool thread, runs the partitions there
-(`on_caller=True`) and the watchdog aborts the step at its deadline.
+stop. A worker's RunGraph uses its asynchronous form, `start_step`: the
+partitions start on the thread that received the request (or the runner,
+when a kernel may block or take long), the watchdog aborts the step at its
+deadline, and a callback answers when the last partition finishes — or
+DRAIN_TIMEOUT_S after the abort if one still runs.
 """
 import threading
 import time
@@ -70,6 +73,44 @@ class StepDriver:
             step.wait(DRAIN_TIMEOUT_S)
             raise
         return step
+
+    def start_step(self, step, runs, timeout_ms, finish, where="", inline=True):
+        """Starts the started `runs` of `step` and returns; `finish()` is called once: when the
+        step is done, or DRAIN_TIMEOUT_S after its deadline's abort if a partition still runs (the
+        step's error then says so). `inline` runs the partitions on this thread until they wait
+        (cheap kernels only: the caller is a serving thread), else on the runner."""
+        once = threading.Lock()
+        watches = []
+
+        def finish_once():
+            if once.acquire(False):
+                for watch in watches:
+                    WATCHDOG.cancel(watch)
+                finish()
+
+        if timeout_ms > 0:
+            def give_up():
+                error = step.error
+                if once.acquire(False):  # the partitions did not stop: answer without them
+                    if isinstance(error, errors.OpError):
+                        error.message += (f"\n(executors of step {step.step_id}{where} were still running "
+                                          f"{DRAIN_TIMEOUT_S:.0f}s after the abort)")
+                        error.args = (error.message,)
+                    finish()
+                return error
+
+            def on_deadline():
+                watches.append(WATCHDOG.watch(step, time.monotonic() + DRAIN_TIMEOUT_S, give_up))
+                return deadline_error(step, timeout_ms, where)
+            watches.append(WATCHDOG.watch(step, time.monotonic() + timeout_ms / 1000.0, on_deadline))
+        if not runs:
+            finish_once()
+            return
+        step.on_done = finish_once
+        if inline:
+            run_all(runs)
+        else:
+            self.runner(lambda: run_all(runs))
 
     @staticmethod
     def _run_watched(step, runs, deadline, make_error, where):

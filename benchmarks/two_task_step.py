@@ -1,0 +1,200 @@
+"""A step across two tasks: the fixed cost of a distributed Session.run.
+
+Two processes on 127.0.0.1, each running a server of the cluster
+{"worker": [task 0, task 1]}. The parent (task 0) opens a session on its own
+server's target and runs a graph whose constant lives on task 1 and whose
+add lives on task 0, fetching the 4-byte result: one RunGraph per task and
+one tensor crossing the processes, as in the smallest parameter-server step.
+The same program runs on TensorFlow's compat.v1 (`--tf-python PYTHON`: an
+interpreter that has TensorFlow runs the TensorFlow side, gRPC servers) so
+the two figures come from the same machine, in alternating rounds.
+
+Also printed: the floor, a raw pyzmq DEALER->ROUTER round trip of 4 bytes
+between the same two processes (a distributed step needs at least two:
+RunGraph to the other task and the tensor coming back).
+
+    python benchmarks/two_task_step.py [--tf-python PYTHON] [--rounds N]
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from _util import emit  # noqa: E402
+
+CALLS_PER_ROUND = 200
+
+
+def free_ports(n):
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def load(impl):
+    if impl == "tensorflow":
+        import tensorflow
+        tf = tensorflow.compat.v1
+        tf.disable_eager_execution()
+        return tf
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    import graphrt
+    return graphrt
+
+
+def task(impl, cluster, index):
+    """Serve one task until stdin closes (the child side)."""
+    tf = load(impl)
+    server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=index)
+    print("ready", flush=True)
+    sys.stdin.read()
+    if hasattr(server, "stop"):
+        server.stop()
+
+
+def raw_peer(port):
+    """Answer raw pyzmq 4-byte requests until told to stop (the child side)."""
+    import zmq
+    ctx = zmq.Context()
+    router = ctx.socket(zmq.ROUTER)
+    router.bind(f"tcp://127.0.0.1:{port}")
+    print("ready", flush=True)
+    while True:
+        ident, body = router.recv_multipart(copy=False)
+        if bytes(body.buffer) == b"stop":
+            router.send_multipart([ident, b"bye"])
+            break
+        router.send_multipart([ident, body], copy=False)
+    router.close(linger=0)
+    ctx.term()
+
+
+def driver(impl):
+    """Build the step on task 0 and time it on request (one line in, one out)."""
+    ports = free_ports(2)
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in ports]}
+    child = subprocess.Popen([sys.executable, __file__, "--role", "task", "--impl", impl,
+                              "--cluster", json.dumps(cluster)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        tf = load(impl)
+        server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=0)
+        with tf.Graph().as_default():
+            with tf.device("/job:worker/task:1"):
+                x = tf.constant(1.0)
+            with tf.device("/job:worker/task:0"):
+                y = x + 1.0
+            with tf.Session(server.target) as sess:
+                assert sess.run(y) == 2.0
+                for _ in range(50):
+                    sess.run(y)
+                print("ok", flush=True)
+                for line in sys.stdin:
+                    calls = int(line)
+                    t0 = time.perf_counter()
+                    for _ in range(calls):
+                        sess.run(y)
+                    print((time.perf_counter() - t0) / calls, flush=True)
+        if hasattr(server, "stop"):
+            server.stop()
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+
+
+class Side:
+    def __init__(self, python, impl):
+        self.proc = subprocess.Popen([python, __file__, "--role", "driver", "--impl", impl],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if line != "ok":
+            raise RuntimeError(f"the {impl} side did not start (said {line!r})")
+
+    def time(self, calls):
+        self.proc.stdin.write(f"{calls}\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def raw_round_trip(rounds):
+    import zmq
+    (port,) = free_ports(1)
+    child = subprocess.Popen([sys.executable, __file__, "--role", "raw", "--port", str(port)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        ctx = zmq.Context()
+        dealer = ctx.socket(zmq.DEALER)
+        dealer.connect(f"tcp://127.0.0.1:{port}")
+        payload = np.ones(1, np.float32)
+        samples = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for _ in range(CALLS_PER_ROUND):
+                dealer.send(payload, copy=False)
+                dealer.recv(copy=False)
+            samples.append((time.perf_counter() - t0) / CALLS_PER_ROUND)
+        dealer.send(b"stop")
+        dealer.recv()
+        dealer.close(linger=0)
+        ctx.term()
+        return float(np.median(samples))
+    finally:
+        child.wait(timeout=30)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--tf-python")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--role", default="main")
+    p.add_argument("--impl", default="graphrt")
+    p.add_argument("--cluster")
+    p.add_argument("--port", type=int)
+    args = p.parse_args()
+    if args.role == "task":
+        return task(args.impl, json.loads(args.cluster), 1)
+    if args.role == "driver":
+        return driver(args.impl)
+    if args.role == "raw":
+        return raw_peer(args.port)
+
+    sides = {"graphrt": Side(sys.executable, "graphrt")}
+    if args.tf_python:
+        sides["tensorflow"] = Side(args.tf_python, "tensorflow")
+    samples = {name: [] for name in sides}
+    try:
+        for _ in range(args.rounds):
+            for name, side in sides.items():
+                samples[name].append(side.time(CALLS_PER_ROUND))
+    finally:
+        for side in sides.values():
+            side.close()
+    figures = {f"{name}_step_us": round(float(np.median(s)) * 1e6, 1) for name, s in samples.items()}
+    raw = raw_round_trip(args.rounds)
+    figures["raw_pyzmq_round_trip_us"] = round(raw * 1e6, 1)
+    figures["graphrt_vs_raw_round_trips"] = round(figures["graphrt_step_us"] / (raw * 1e6), 2)
+    if "tensorflow" in sides:
+        figures["graphrt_vs_tensorflow"] = round(figures["graphrt_step_us"] / figures["tensorflow_step_us"], 3)
+    emit("two_task_step", figures, calls_per_round=CALLS_PER_ROUND, rounds=args.rounds,
+         target={"graphrt_vs_tensorflow": "<= 0.35", "graphrt_step_us": "<= 1000"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""The short paths of a distributed step (issue 11, cross-process latency):
+
+* a session on its own server's target calls that server's worker on its own
+  thread (no socket), with the wire's semantics kept: fetched arrays are the
+  caller's own, errors keep their class and message;
+* a RunGraph of cheap kernels runs on the worker's serving thread and answers
+  when its partitions finish; one with a kernel that may block does not hold
+  that thread (RecvTensor and AbortStep are still answered);
+* after a successful step the remote tasks' CleanupStep rides on the next
+  RunGraph, or goes out as one message shortly after.
+"""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import graphrt as tf
+from graphrt import errors
+from graphrt.distributed import cleanups as cleanups_module
+from graphrt.distributed import wire
+from graphrt.distributed.cleanups import DeferredCleanups
+from graphrt.distributed.cluster import free_port
+
+from ..client.test_ops_for_tests import block_until_aborted
+from .harness import wait_until_idle
+
+T1 = "/job:worker/replica:0/task:1"
+
+
+@pytest.fixture
+def own_server():
+    server = tf.train.Server({"worker": [f"127.0.0.1:{free_port()}"]}, job_name="worker", task_index=0)
+    yield server
+    server.stop()
+
+
+def test_a_session_on_its_own_server_skips_the_socket(own_server):
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        bump = v.assign_add([1.0, 1.0])
+        with tf.Session(own_server.target) as sess:
+            sess.run(v.initializer)
+            sent_before = own_server.service._answers_sent
+            first = sess.run(v)
+            for _ in range(5):
+                sess.run(bump)
+            # the fetched array is the caller's own: later updates of the variable do not show in it
+            np.testing.assert_array_equal(first, [1.0, 2.0])
+            first[0] = 100.0
+            np.testing.assert_array_equal(sess.run(v), [6.0, 7.0])
+            # nothing went through the worker's socket for these steps
+            assert own_server.service._answers_sent == sent_before
+
+
+def test_errors_from_an_in_process_worker_keep_class_node_and_message(own_server):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, None, name="x")
+        y = tf.reshape(x, [3], name="bad_reshape")
+        with tf.Session(own_server.target) as sess:
+            with pytest.raises(errors.InvalidArgumentError) as raised:
+                sess.run(y, {x: [1.0, 2.0]})
+            assert "bad_reshape" in str(raised.value)
+            assert sess.run(x * 2.0, {x: [1.0, 2.0]}).tolist() == [2.0, 4.0]  # the next step is fine
+
+
+def test_a_remote_step_fetches_through_the_inline_path_many_times(cluster2):
+    """Steps on a remote task after its kernels were profiled cheap run on its serving thread."""
+    with tf.Graph().as_default() as g:
+        with tf.device("/job:worker/task:1"):
+            x = tf.placeholder(tf.float32, [], name="x")
+            a = x * 3.0
+        with tf.device("/job:worker/task:0"):
+            b = a + 1.0
+        with tf.Session(cluster2.target(0), graph=g) as sess:
+            got = [float(sess.run(b, {x: float(i)})) for i in range(20)]
+            assert got == [3.0 * i + 1.0 for i in range(20)]
+            assert wait_until_idle(sess)  # the deferred CleanupSteps arrived
+
+
+def test_a_slow_kernel_on_a_remote_task_does_not_hold_its_serving_thread(cluster2):
+    """A kernel measured slow runs off the serving thread, which keeps answering (here GetStatus)."""
+    with tf.Graph().as_default() as g:
+        with tf.device("/job:worker/task:1"):
+            y = block_until_aborted(tf.constant(1.0), name="slow")
+        with tf.Session(cluster2.target(0), graph=g) as sess:
+            short = tf.RunOptions(timeout_in_ms=200)
+            for _ in range(4):  # past the profiled first runs: the kernel is known to be slow
+                with pytest.raises(errors.DeadlineExceededError):
+                    sess.run(y, options=short)
+            failure = []
+
+            def run_long():
+                try:
+                    sess.run(y, options=tf.RunOptions(timeout_in_ms=3000))
+                except errors.DeadlineExceededError as e:
+                    failure.append(e)
+            runner = threading.Thread(target=run_long)
+            runner.start()
+            try:
+                seen_running = False
+                deadline = time.monotonic() + 2.5
+                while time.monotonic() < deadline and not seen_running:
+                    seen_running = sess.status()[T1]["running_steps"] != []
+                assert seen_running  # task 1 answered GetStatus while its kernel blocked
+            finally:
+                runner.join(10)
+            assert failure and "slow" in str(failure[0])
+
+
+class _Sent:
+    def __init__(self):
+        self.messages = []
+        self.event = threading.Event()
+
+    def __call__(self, task, fields):
+        self.messages.append((task, fields))
+        self.event.set()
+
+
+def test_deferred_cleanups_ride_on_the_next_run_graph():
+    sent = _Sent()
+    pending = DeferredCleanups(sent)
+    pending.add(["/job:w/replica:0/task:1", "/job:w/replica:0/task:2"], 7)
+    pending.add(["/job:w/replica:0/task:1"], 8)
+    assert pending.take("/job:w/replica:0/task:1") == [7, 8]
+    assert pending.take("/job:w/replica:0/task:1") is None
+    assert len(pending) == 1
+    pending.close()
+    assert sent.messages == [("/job:w/replica:0/task:2", {"step_id": 7})]
+
+
+def test_deferred_cleanups_are_flushed_as_one_message_per_task():
+    sent = _Sent()
+    pending = DeferredCleanups(sent)
+    for step in (1, 2, 3):
+        pending.add(["/job:w/replica:0/task:1"], step)
+    assert sent.event.wait(10 * cleanups_module.FLUSH_AFTER_S + 5)
+    assert sent.messages == [("/job:w/replica:0/task:1", {"step_id": 1, "more_step_ids": [2, 3]})]
+    assert len(pending) == 0
+    pending.close()
+
+
+@pytest.mark.parametrize("bad", [[-1], ["3"], [1.5], "12", [1 << 63]])
+def test_cleanup_ids_on_the_wire_are_checked(bad):
+    frames = wire.encode("RunGraph", 1, {"graph_handle": "h", "step_id": 1, "cleanup_step_ids": bad})
+    with pytest.raises(errors.InvalidArgumentError, match="RunGraph.cleanup_step_ids"):
+        wire.decode(frames, expect=wire.MESSAGE_TYPES)
+    frames = wire.encode("CleanupStep", 0, {"step_id": 1, "more_step_ids": bad})
+    with pytest.raises(errors.InvalidArgumentError, match="CleanupStep.more_step_ids"):
+        wire.decode(frames, expect=wire.MESSAGE_TYPES)
