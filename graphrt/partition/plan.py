@@ -2,7 +2,8 @@
 
 `build_plan` is the only place these steps are chained: the local session
 backend, the master (whose workers each get their devices' partitions) and
-`partition.inspect` call it, and differ only in its arguments. What it returns is pure data (no executors, no devices' state):
+`partition.inspect` call it, and differ only in its arguments. What it
+returns is pure data (no executors, no devices' state):
 
     plan = build_plan(graph, feeds=[x], fetches=[b], targets=[], devices=devices)
     plan.placement["b"]            # '/job:localhost/replica:0/task:0/device:CPU:1'
