@@ -1,6 +1,6 @@
 """DeviceDiscovery: the devices of every task of a cluster, cached per task.
 
-A MasterSession learns every task's devices once (ListDevices), when it is
+The master (a cluster session's backend) learns every task's devices once (ListDevices), when it is
 created. After a failed step, a task may have died, restarted (new device
 incarnations: its graphs must be registered again) or be fine; the session
 marks every task *stale*, and a stale task is asked again only when a step

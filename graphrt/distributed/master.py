@@ -11,9 +11,10 @@ session's plans like the local backend with three differences:
   target task's CPU:0). The placer sees every device of every task; a group
   whose request leaves the task open goes to the client task (so an op
   without a device request runs where the client is; `/cpu:1` means the
-  client task's CPU:1 if it has one). The graph is partitioned by *task*;
-  each task's graph is registered with its worker once per run signature
-  (the worker partitions it again per device) and the handles are cached.
+  client task's CPU:1 if it has one). The graph is partitioned once, per
+  device (partition/plan.build_plan); each task's device partitions are
+  registered with its worker as one graph once per run signature (the
+  worker splits it by device) and the handles are cached.
 * Steps. Every step gets a random 57-bit step id. RunGraph goes to every
   task at once; the client task's request carries the feeds and names the
   fetch keys. The first root-cause error wins (errors that are only
@@ -75,9 +76,8 @@ class RemoteDevice(DeviceInfo):
 
 
 class _MasterPlan:
-    """A run signature on the cluster: the pipeline's `layout` (partitioned per task), each task's
-    registered graph handle, the client's feed and fetch keys, and the per-device partitions the
-    workers made (for RunMetadata and inspection)."""
+    """A run signature on the cluster: the pipeline's `layout` (partitioned per device), each task's
+    graph (its devices' partitions) and registered handle, and the client's feed and fetch keys."""
 
     __slots__ = ("key", "graph", "layout", "feeds", "feed_specs", "fetch_tensors", "targets", "tasks", "feed_keys",
                  "fetch_keys", "task_graphs", "device_partitions")
@@ -197,9 +197,13 @@ class MasterBackend:
         layout = build_plan(graph, feeds, fetches, targets, self.devices, client_device, convention="rendezvous",
                             allow_soft_placement=self._config.allow_soft_placement,
                             log_device_placement=self._config.log_device_placement,
-                            default_task=self._client_task, new_name=self._new_name, locate=task_of)
-        parts = layout.partitions
-        if self._client_task not in parts and (feeds or fetches):
+                            default_task=self._client_task, new_name=self._new_name)
+        # Partitioned once, per device; each task is sent its devices' partitions as one graph.
+        order = sorted(layout.partitions, key=lambda d: (task_of(d) != self._client_task, d))
+        task_graphs = {}
+        for device in order:
+            task_graphs.setdefault(task_of(device), GraphDef()).node.extend(layout.partitions[device].node)
+        if self._client_task not in task_graphs and (feeds or fetches):
             raise errors.InternalError(f"No partition for the client task {self._client_task}, which feeds "
                                        f"and fetches go through")
         inc = client_device.incarnation & (2 ** 64 - 1)
@@ -212,17 +216,10 @@ class MasterBackend:
         plan.feed_keys = [ParsedKey(client_device.name, inc, client_device.name, t.name).full_key for t in feeds]
         plan.fetch_keys = [ParsedKey(client_device.name, inc, client_device.name, t.name).full_key
                            for t in fetches]
-        order = sorted(parts, key=lambda t: (t != self._client_task, t))
-        plan.task_graphs = {t: parts[t] for t in order}
-        handles = self._register(plan.task_graphs, layout.client_graph.debug_info, options)
-        plan.tasks = [(t, handles[t]["graph_handle"]) for t in order]
-        by_name = {d.name: d for d in self.devices}
-        plan.device_partitions = {}
-        for task in order:
-            for gd in handles[task].get("partition_graphs", []):
-                graph_def = GraphDef.from_dict(gd)
-                device = graph_def.node[0].device if graph_def.node else task
-                plan.device_partitions[(by_name.get(device) or RemoteDevice(device, "CPU", 0)).name] = graph_def
+        plan.task_graphs = task_graphs
+        handles = self._register(task_graphs, layout.client_graph.debug_info, options)
+        plan.tasks = [(t, handles[t]["graph_handle"]) for t in task_graphs]
+        plan.device_partitions = {d: layout.partitions[d] for d in order}
         return plan
 
     def _register(self, task_graphs, debug_info, options):
@@ -287,35 +284,9 @@ class MasterBackend:
         changed = threading.Event()
         with self._state_lock:
             self._active.add(step_id)
-
-        def on_reply(step_call):
-            def callback(error, message):
-                step_call.error = error if error is not None else message.error
-                step_call.message = message
-                step_call.arrived = time.monotonic()
-                step_call.done = True
-                changed.set()
-            return callback
-
         cleanup_now = list(calls)
         try:
-            # A task served in this process runs its RunGraph on this thread: it goes last.
-            for task, handle in sorted(plan.tasks, key=lambda th: in_process(self._tasks[th[0]])):
-                fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
-                done_steps = self._cleanups.take(task)
-                if done_steps:
-                    fields["cleanup_step_ids"] = done_steps
-                values = ()
-                if task == self._client_task:
-                    if plan.feed_keys:
-                        fields["send_keys"] = plan.feed_keys
-                        values = args
-                    if plan.fetch_keys:
-                        fields["recv_keys"] = plan.fetch_keys
-                if trace:
-                    fields["trace"] = True
-                calls[task].call = self._channels.call(calls[task].address, "RunGraph", fields, values,
-                                                       callback=on_reply(calls[task]), peer_name=task)
+            self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace)
             error = self._wait(step_id, calls, changed, deadline, timeout_ms)
             if error is None:
                 remote = [task for task in calls if not in_process(self._tasks[task])]
@@ -337,12 +308,42 @@ class MasterBackend:
             if any(c.error is not None and "Graph handle is not found" in str(c.error) for c in calls.values()):
                 self._lost_graphs = True
             raise error
-        if self._client_task not in calls:
-            # Only targets on other tasks (say, a ps's update): nothing comes back to the client.
-            if run_metadata is not None:
-                self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
-            return []
-        reply = calls[self._client_task].message
+        # Only targets on other tasks (say, a ps's update): nothing comes back to the client.
+        values = self._fetched_values(plan, calls[self._client_task].message) if self._client_task in calls else []
+        if run_metadata is not None:
+            self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
+        return values
+
+    def _start_step(self, plan, args, step_id, calls, changed, worker_timeout, trace):
+        """RunGraph to every task at once; the client task's carries the feeds and names the fetches."""
+        def on_reply(step_call):
+            def callback(error, message):
+                step_call.error = error if error is not None else message.error
+                step_call.message = message
+                step_call.arrived = time.monotonic()
+                step_call.done = True
+                changed.set()
+            return callback
+
+        # A task served in this process runs its RunGraph on this thread: it goes last.
+        for task, handle in sorted(plan.tasks, key=lambda th: in_process(self._tasks[th[0]])):
+            fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
+            done_steps = self._cleanups.take(task)
+            if done_steps:
+                fields["cleanup_step_ids"] = done_steps
+            values = ()
+            if task == self._client_task:
+                if plan.feed_keys:
+                    fields["send_keys"] = plan.feed_keys
+                    values = args
+                if plan.fetch_keys:
+                    fields["recv_keys"] = plan.fetch_keys
+            if trace:
+                fields["trace"] = True
+            calls[task].call = self._channels.call(calls[task].address, "RunGraph", fields, values,
+                                                   callback=on_reply(calls[task]), peer_name=task)
+
+    def _fetched_values(self, plan, reply):
         got = reply.fields.get("recv_keys", [])
         if got != plan.fetch_keys:
             raise errors.InternalError(f"Unexpected fetch keys from {self._client_task}: {got}")
@@ -351,8 +352,6 @@ class MasterBackend:
             if value is wire.DEAD:
                 raise errors.InvalidArgumentError(f"Retval for {key} does not have value (it is dead)")
             values.append(value)
-        if run_metadata is not None:
-            self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
         return values
 
     def _wait(self, step_id, calls, changed, deadline, timeout_ms):

@@ -12,10 +12,11 @@ whose value arrived later) is sent by that thread under the same lock
 then checks ZMQ_EVENTS and wakes the loop through a pipe if requests are
 waiting, since ZMQ_FD is edge-triggered.
 
-* RegisterGraph: the master's graph for this task, every node on a full
-  device name of this task. The worker partitions it again per local
-  device (its own _Send/_Recv pairs, named `<node>/_G<n>`), builds one
-  GraphExecutor per device and returns a graph handle.
+* RegisterGraph: this task's device partitions, sent as one graph: every
+  node on a full device name of this task, every edge between devices
+  already a _Send/_Recv pair (the master's plan is partitioned per device,
+  once). The worker splits it by device, builds one GraphExecutor per
+  device and returns a graph handle.
 * RunGraph(handle, step_id, send_keys + tensors, recv_keys, timeout_ms):
   finds or creates the step's RemoteRendezvous, sends the fed tensors into
   it and starts the executors; when the last one finishes (on whichever
@@ -58,7 +59,6 @@ from ..client.config import ConfigProto
 from ..framework.device_spec import parse_full_name
 from ..framework.graph_def import GraphDef
 from ..ops import py_func_registry
-from ..partition import partitioner
 from ..rendezvous import RendezvousManager, parse_key
 from ..rendezvous.remote import RemoteRendezvous
 from ..runtime import device_factory
@@ -224,7 +224,6 @@ class WorkerService:
         self._pool_requests = 0
         self._graphs = {}
         self._graph_ids = itertools.count(1)
-        self._new_name = _worker_name_counter()
         self._steps = {}
         self._lock = threading.Lock()
         self._messages = 0
@@ -452,26 +451,7 @@ class WorkerService:
         graph_def = GraphDef.from_dict(message.fields["graph_def"])
         py_func_registry.check_registered_graph(graph_def, self.task)
         debug_info = message.fields.get("debug_info") or {}
-        placement = {}
-        for node in graph_def.node:
-            if not node.device:
-                raise errors.InvalidArgumentError(f"Missing device name in: {node.name} ({node.op})",
-                                                  node=node.name)
-            try:
-                name = parse_full_name(node.device).to_string()
-            except errors.OpError:
-                raise errors.InvalidArgumentError(f"Node {node.name} has an invalid device name {node.device!r}",
-                                                  node=node.name) from None
-            if name not in self._by_name:
-                raise errors.InvalidArgumentError(
-                    f"Node {node.name} is placed on {name}, which is not a device of {self.task} "
-                    f"(devices: {sorted(self._by_name)})", node=node.name)
-            node.device = name
-            placement[node.name] = name
-        try:
-            parts = partitioner.partition(graph_def, placement, self._incarnations, self._new_name)
-        except (KeyError, ValueError, TypeError) as e:
-            raise errors.InvalidArgumentError(f"Cannot partition the graph for {self.task}: {e}") from None
+        parts = self._device_partitions(graph_def)
         executors = [GraphExecutor(parts[name], self._by_name[name], self._exec_runner, debug_info)
                      for name in sorted(parts)]
         handle = f"{next(self._graph_ids):016x}"
@@ -481,6 +461,41 @@ class WorkerService:
             self._graphs[handle] = _Registered(handle, executors, [parts[n] for n in sorted(parts)])
         self._reply(identity, message.id, fields={"result": {
             "graph_handle": handle, "partition_graphs": [parts[n].to_dict() for n in sorted(parts)]}})
+
+    def _device_partitions(self, graph_def):
+        """{device: GraphDef}: the registered graph split by device. Each node must be on a device
+        of this task and take its inputs from its own device (the master partitioned per device)."""
+        device_of, parts = {}, {}
+        for node in graph_def.node:
+            node.device = device_of[node.name] = self._local_device_of(node)
+            parts.setdefault(node.device, GraphDef(versions=graph_def.versions)).node.append(node)
+        for node in graph_def.node:
+            for inp in node.input:
+                src = inp[1:] if inp.startswith("^") else inp.split(":")[0]
+                if src not in device_of:
+                    raise errors.InvalidArgumentError(
+                        f"Cannot register the graph for {self.task}: node {node.name} has input {inp!r}, which is "
+                        f"not in the graph", node=node.name)
+                if device_of[src] != node.device:
+                    raise errors.InvalidArgumentError(
+                        f"Cannot register the graph for {self.task}: node {node.name} on {node.device} takes "
+                        f"{inp!r} from {device_of[src]} (edges between devices must be _Send/_Recv pairs: "
+                        f"the master partitions per device)", node=node.name)
+        return parts
+
+    def _local_device_of(self, node):
+        if not node.device:
+            raise errors.InvalidArgumentError(f"Missing device name in: {node.name} ({node.op})", node=node.name)
+        try:
+            name = parse_full_name(node.device).to_string()
+        except errors.OpError:
+            raise errors.InvalidArgumentError(f"Node {node.name} has an invalid device name {node.device!r}",
+                                              node=node.name) from None
+        if name not in self._by_name:
+            raise errors.InvalidArgumentError(
+                f"Node {node.name} is placed on {name}, which is not a device of {self.task} "
+                f"(devices: {sorted(self._by_name)})", node=node.name)
+        return name
 
     def _deregister_graph(self, identity, message):
         with self._lock:
@@ -725,11 +740,6 @@ class _UntracedStep:
 
 
 _UNTRACED_STEP = _UntracedStep()
-
-
-def _worker_name_counter():
-    counter = itertools.count()
-    return lambda prefix: f"{prefix}/_G{next(counter)}"
 
 
 def _as_op_error(e):

@@ -7,7 +7,7 @@ arrives over the network may only call callbacks this process *granted*:
 
 * `grant(token_or_tensor)` allows graphs registered by other processes to
   call a callback (the hosting program's explicit decision);
-* a MasterSession of this process grants the callbacks of the graphs it
+* a cluster session (its master backend) of this process grants the callbacks of the graphs it
   registers itself (its workers may live in this process too).
 
 `check_registered_graph(graph_def, task)` is what a worker runs on every
@@ -82,7 +82,7 @@ def tokens_in(graph_def):
 
 
 def grant_graph(graph_def):
-    """Grants the callbacks a graph of this process uses (its own MasterSession registers it)."""
+    """Grants the callbacks a graph of this process uses (its own cluster session registers it)."""
     with _lock:
         for _, token in tokens_in(graph_def):
             if token in _funcs:

@@ -1,17 +1,17 @@
 """The partitioner: a pure function from a placed graph to one GraphDef per
-location (a device locally; a task for the distributed master), with a
-`_Send`/`_Recv` pair on every edge that crosses locations (TF's
-graph_partition.cc).
+device, with a `_Send`/`_Recv` pair on every edge that crosses devices
+(TF's graph_partition.cc). The distributed master partitions per device
+too, and sends each task its devices' partitions.
 
-* One pair per (source tensor, destination location): several consumers of
+* One pair per (source tensor, destination device): several consumers of
   one tensor on one device share its `_Recv`. Ref-typed tensors are never
   shared (each read is its own transfer).
 * The pair's `tensor_name` is `edge_<id>_<source node>`, the edge id from
   the whole graph; nodes are named `<source>/_<n>` (the session's counter).
-* A control edge that crosses locations sends a zero-element float tensor
+* A control edge that crosses devices sends a zero-element float tensor
   from a dummy `Const` (controlled by the source) and the destination takes
   a control input from an `Identity` of the received tensor.
-* A variable read that crosses locations (a ref-typed edge) is read by the
+* A variable read that crosses devices (a ref-typed edge) is read by the
   `_Send` on the variable's device, so the Send also waits for the
   consumer's control inputs: `with control_dependencies([assign]): read`
   reads after the assign even when the read is on another device.
@@ -36,14 +36,14 @@ from . import control_flow
 
 
 class Partitions(dict):
-    """location -> GraphDef, plus the transfers that connect them."""
+    """device -> GraphDef, plus the transfers that connect them."""
 
     def __init__(self, graphs, transfers):
         super().__init__(graphs)
         self.transfers = transfers  # list of Transfer
 
     def __repr__(self):
-        return f"<Partitions {len(self)} locations, {len(self.transfers)} transfers>"
+        return f"<Partitions {len(self)} devices, {len(self.transfers)} transfers>"
 
 
 class Transfer:
@@ -66,12 +66,10 @@ def new_name_counter():
     return lambda prefix: f"{prefix}/_{next(counter)}"
 
 
-def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=None):
-    """Splits `graph_def` by location. `placement` maps node -> device,
-    `incarnations` device -> int, `node_to_loc(device)` the partition key
-    (default: the device itself)."""
+def partition(graph_def, placement, incarnations, new_name=None):
+    """Splits `graph_def` by device. `placement` maps node -> device,
+    `incarnations` device -> int."""
     new_name = new_name or new_name_counter()
-    loc_of = node_to_loc or (lambda device: device)
     graph_def, placement = control_flow.add_control_flow(graph_def, placement, new_name)
     nodes = graph_def.node
     may_be_dead = control_flow.has_control_flow(nodes) or any(n.attrs.get("_may_be_dead") for n in nodes)
@@ -80,15 +78,14 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
     out_dtypes = {n.name: registry.get_op_def(n.op).output_dtypes(n.attrs) for n in nodes}
     graphs = {}
     transfers = []
-    data_recvs = {}     # (src, slot, dst loc) -> recv node name
-    control_recvs = {}  # (src, dst loc) -> identity node name
+    data_recvs = {}     # (src, slot, dst device) -> recv node name
+    control_recvs = {}  # (src, dst device) -> identity node name
     edge_ids = itertools.count()
 
     def part(device):
-        loc = loc_of(device)
-        if loc not in graphs:
-            graphs[loc] = GraphDef()
-        return graphs[loc]
+        if device not in graphs:
+            graphs[device] = GraphDef()
+        return graphs[device]
 
     def transfer_attrs(tensor_name, src_dev, dst_dev, src, dst):
         attrs = {"tensor_name": tensor_name, "send_device": src_dev,
@@ -103,9 +100,9 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
         return [frame_controls.pop()] if frame_controls else []
 
     def control_transfer(src, dst_dev, dst_name, frame_controls=None):
-        """The name of a node on dst's location that completes after `src` runs."""
+        """The name of a node on dst's device that completes after `src` runs."""
         src_dev = placement[src]
-        key = (src, loc_of(dst_dev))
+        key = (src, dst_dev)
         if key not in control_recvs:
             tensor_name = f"edge_{next(edge_ids)}_{src}"
             attrs = transfer_attrs(tensor_name, src_dev, dst_dev, src, dst_name)
@@ -125,7 +122,6 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
 
     for n in nodes:
         dst_dev = placement[n.name]
-        dst_loc = loc_of(dst_dev)
         inputs = []
         frame_controls = [inp for inp in n.input if inp.startswith("^" + control_flow.CONTROL_LOOP_PREFIX)
                           and by_name[inp[1:]].op == "Merge"] if may_be_dead else []
@@ -135,7 +131,7 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
                 src = inp[1:]
                 if frame_controls and inp in frame_controls:
                     continue  # a control-loop edge: it goes to this node's _Recvs (what is left, below)
-                if loc_of(placement[src]) == dst_loc:
+                if placement[src] == dst_dev:
                     inputs.append(inp)
                 else:
                     inputs.append(f"^{control_transfer(src, dst_dev, n.name, frame_controls)}")
@@ -145,11 +141,11 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
             if src not in by_name:
                 raise ValueError(f"Node '{n.name}': input '{inp}' is not in the graph")
             src_dev = placement[src]
-            if loc_of(src_dev) == dst_loc:
+            if src_dev == dst_dev:
                 inputs.append(inp)
                 continue
             dtype = out_dtypes[src][slot]
-            key = (src, slot, dst_loc)
+            key = (src, slot, dst_dev)
             if key in data_recvs and not dtype.is_ref_dtype:
                 inputs.append(data_recvs[key])
                 continue
@@ -161,11 +157,10 @@ def partition(graph_def, placement, incarnations, new_name=None, node_to_loc=Non
                 # consumer waits for (its control inputs), not whenever the
                 # variable happens to be ready.
                 # (A control-loop edge is not one of those: it belongs to the _Recv.)
-                src_loc = loc_of(src_dev)
                 for c in n.control_inputs():
                     if f"^{c}" in frame_controls:
                         continue
-                    send_inputs.append(f"^{c}" if loc_of(placement[c]) == src_loc else
+                    send_inputs.append(f"^{c}" if placement[c] == src_dev else
                                        f"^{control_transfer(c, src_dev, n.name)}")
             send = NodeDef(new_name(src), "_Send", send_inputs, src_dev,
                            dict(T=base, **transfer_attrs(tensor_name, src_dev, dst_dev, src, n.name)))

@@ -1,14 +1,14 @@
 """One plan pipeline: prune -> place -> partition -> verify, for every session kind.
 
 `build_plan` is the only place these steps are chained: the local session
-backend (partitions per device), the master (partitions per task, which
-its workers run) and `partition.inspect` call it, and differ only in its
-arguments. What it returns is pure data (no executors, no devices' state):
+backend, the master (whose workers each get their devices' partitions) and
+`partition.inspect` call it, and differ only in its arguments. What it
+returns is pure data (no executors, no devices' state):
 
     plan = build_plan(graph, feeds=[x], fetches=[b], targets=[], devices=devices)
     plan.placement["b"]            # '/job:localhost/replica:0/task:0/device:CPU:1'
     plan.placement.reasons["b"]    # why it is there
-    plan.partitions                # location -> GraphDef (a device, or a task with locate=task_of)
+    plan.partitions                # device -> GraphDef
     plan.transfer_keys()           # [(Transfer, rendezvous key at frame 0:0)]
 """
 from ..framework.device_spec import canonical_name
@@ -50,8 +50,7 @@ class Plan:
 
 
 def build_plan(graph, feeds, fetches, targets, devices, client_device=None, *, convention="function",
-               allow_soft_placement=False, log_device_placement=False, default_task=None, new_name=None,
-               locate=None):
+               allow_soft_placement=False, log_device_placement=False, default_task=None, new_name=None):
     """The verified Plan of running `fetches` and `targets` of `graph` with `feeds` fed, on `devices`.
 
     `graph` is a Graph (pruned to what the fetches need, feeds and fetches
@@ -60,8 +59,7 @@ def build_plan(graph, feeds, fetches, targets, devices, client_device=None, *, c
     fetches live on `client_device` (default: the first device).
     `default_task` is where a request that leaves the task open goes;
     `new_name` names added nodes (one counter per session keeps names
-    unique across its plans); `locate(device)` is the partition key (a task
-    for the master; default: the device)."""
+    unique across its plans)."""
     client_device = client_device or devices[0]
     if isinstance(graph, GraphDef):
         client = None
@@ -72,6 +70,6 @@ def build_plan(graph, feeds, fetches, targets, devices, client_device=None, *, c
         graph_def = client.graph_def
     placement = place(graph_def, devices, allow_soft_placement, log_device_placement, default_task=default_task)
     incarnations = {d.name: d.incarnation for d in devices}
-    parts = partition(graph_def, placement, incarnations, new_name or new_name_counter(), node_to_loc=locate)
+    parts = partition(graph_def, placement, incarnations, new_name or new_name_counter())
     verify_partitions(parts)
     return Plan(client, graph_def, placement, parts, incarnations)

@@ -51,7 +51,7 @@ class StepDriver:
         self.abandon_grace_s = abandon_grace_s
         self.abandoned = 0   # steps given up on while a kernel still ran (for tests and status)
 
-    def run_step(self, step, runs, timeout_ms, where="", on_caller=False):
+    def run_step(self, step, runs, timeout_ms, where=""):
         """Runs the started `runs` of `step` with a timeout of `timeout_ms` (0: none).
 
         On return the step is done, or failed (its error on `step.error`); an
@@ -63,10 +63,7 @@ class StepDriver:
         def make_error():
             return deadline_error(step, timeout_ms, where)
         try:
-            if on_caller:
-                self._run_watched(step, runs, deadline, make_error, where)
-            else:
-                self.run(step, runs, deadline, make_error)
+            self.run(step, runs, deadline, make_error)
         except BaseException as exc:  # noqa: BLE001 - Ctrl-C, or a signal handler that raises
             # Nothing of the step may run on (or hold the runner) after the caller gets the exception.
             step.abort(errors.CancelledError(f"Step {step.step_id} was interrupted ({type(exc).__name__})"))
@@ -111,22 +108,6 @@ class StepDriver:
             run_all(runs)
         else:
             self.runner(lambda: run_all(runs))
-
-    @staticmethod
-    def _run_watched(step, runs, deadline, make_error, where):
-        """The partitions on this thread; the watchdog aborts the step at its deadline."""
-        watch = WATCHDOG.watch(step, deadline, make_error) if deadline is not None else None
-        try:
-            run_all(runs)
-            if not step.wait(None if deadline is None else max(0.0, deadline - time.monotonic())):
-                step.abort(make_error())
-            if not step.wait(DRAIN_TIMEOUT_S):
-                step.error.message += (f"\n(executors of step {step.step_id}{where} were still running "
-                                       f"{DRAIN_TIMEOUT_S:.0f}s after the abort)")
-                step.error.args = (step.error.message,)
-        finally:
-            if watch is not None:
-                WATCHDOG.cancel(watch)
 
     def run(self, step, runs, deadline=None, make_error=None):
         """Runs the started `runs` of `step` until they finish or `deadline` (time.monotonic) passes.

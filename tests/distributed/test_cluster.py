@@ -94,7 +94,28 @@ def test_a_local_cluster_with_variables_on_the_ps_task():
             server.stop()
 
 
-def test_a_task_with_two_devices_partitions_again_per_device():
+def test_a_registered_graph_must_come_partitioned_per_device():
+    """The worker splits what it is sent by device; an edge between devices that is not a _Send/_Recv
+    pair (a graph not partitioned by the master) is refused, naming the node."""
+    from graphrt.framework.graph_def import GraphDef, NodeDef
+    server = tf.train.Server.create_local_server(config=tf.ConfigProto(device_count={"CPU": 2}))
+    cpu0, cpu1 = "/job:localhost/replica:0/task:0/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:1"
+    try:
+        c = NodeDef("c", "Const", [], cpu0, {"dtype": tf.float32, "value": np.float32(1.0)})
+        same = GraphDef([c, NodeDef("n", "Neg", ["c"], cpu0, {"T": tf.float32})])
+        parts = server.service._device_partitions(same)
+        assert list(parts) == [cpu0] and [n.device for n in parts[cpu0].node] == [cpu0, cpu0]
+        across = GraphDef([c, NodeDef("n", "Neg", ["c"], cpu1, {"T": tf.float32})])
+        with pytest.raises(errors.InvalidArgumentError, match=f"node n on {cpu1} takes 'c' from {cpu0}"):
+            server.service._device_partitions(across)
+        dangling = GraphDef([NodeDef("n", "Neg", ["^gone"], cpu0, {"T": tf.float32})])
+        with pytest.raises(errors.InvalidArgumentError, match="has input '\\^gone', which is not in the graph"):
+            server.service._device_partitions(dangling)
+    finally:
+        server.stop()
+
+
+def test_a_task_with_two_devices_runs_the_masters_device_partitions():
     server = tf.train.Server.create_local_server(config=tf.ConfigProto(device_count={"CPU": 2}))
     try:
         g = tf.Graph()
@@ -109,11 +130,15 @@ def test_a_task_with_two_devices_partitions_again_per_device():
             md = tf.RunMetadata()
             got = sess.run(z, {x: [1.0, 2.0]}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
             np.testing.assert_allclose(got, [4.0, 7.0])
-        # one task graph, split by the worker into one graph per device, joined by its own _Send/_Recv
+        # Partitioned once by the master, per device: one graph per device, joined by _Send/_Recv pairs
         assert len(md.partition_graphs) == 2
+        for pg in md.partition_graphs:
+            assert len({n.device for n in pg.node}) == 1
         local = [n for pg in md.partition_graphs for n in pg.node
                  if n.op in ("_Send", "_Recv") and not n.attrs.get("client_terminated")]
-        assert len(local) == 4 and all("/_G" in n.name for n in local)
+        assert len(local) == 4   # x to CPU:1, y back to CPU:0
+        sends = {n.attrs["tensor_name"] for n in local if n.op == "_Send"}
+        assert sends == {n.attrs["tensor_name"] for n in local if n.op == "_Recv"} and len(sends) == 2
     finally:
         server.stop()
 

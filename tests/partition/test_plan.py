@@ -6,7 +6,6 @@ from graphrt import errors
 from graphrt.framework.device_spec import DeviceInfo
 from graphrt.partition import build_plan
 from graphrt.rendezvous import parse_key
-from graphrt.rendezvous.remote import task_of
 
 CPU0 = "/job:worker/replica:0/task:0/device:CPU:0"
 CPU1 = "/job:worker/replica:0/task:0/device:CPU:1"
@@ -54,13 +53,14 @@ def test_transfer_keys_are_the_keys_the_send_nodes_use():
                 assert key.src_incarnation == {CPU0: 0x11, CPU1: 0x22, TASK1: 0x33}[key.src_device]
 
 
-def test_locate_partitions_by_task_as_the_master_does():
+def test_the_rendezvous_convention_as_the_master_plans():
     g, x, out = _graph()
-    plan = build_plan(g, [x], [out], [], _devices(), convention="rendezvous", locate=task_of,
+    plan = build_plan(g, [x], [out], [], _devices(), convention="rendezvous",
                       default_task="/job:worker/replica:0/task:0")
-    assert sorted(plan.partitions) == ["/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"]
-    ops = {n.op for n in plan.partitions["/job:worker/replica:0/task:0"].node}
-    assert "_Recv" in ops and "_Send" in ops and "_Arg" not in ops  # client-terminated transfers
+    assert sorted(plan.partitions) == [CPU0, CPU1, TASK1]
+    client = [n for n in plan.partitions[CPU0].node if n.attrs.get("client_terminated")]
+    assert sorted(n.op for n in client) == ["_Recv", "_Send"]   # the feed x and the fetch out
+    assert not any(n.op in ("_Arg", "_Retval") for gd in plan.partitions.values() for n in gd.node)
 
 
 def test_a_graph_def_is_placed_whole_and_errors_name_the_node():

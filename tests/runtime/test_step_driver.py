@@ -1,4 +1,6 @@
 """The one step runner (runtime/step_driver.py) of the local session and the worker's RunGraph."""
+import threading
+
 import pytest
 
 from graphrt import errors
@@ -32,12 +34,22 @@ def driver():
         runner.shutdown()
 
 
-@pytest.mark.parametrize("on_caller", [True, False], ids=["worker", "local"])
-def test_a_late_step_fails_with_the_one_deadline_error(driver, on_caller):
+def _run_as_worker(driver, step, runs, timeout_ms, where):
+    """A worker's RunGraph: start_step returns at once and calls back when the step is over."""
+    finished = threading.Event()
+    driver.start_step(step, runs, timeout_ms, finished.set, where=where)
+    assert finished.wait(10)
+
+
+@pytest.mark.parametrize("worker", [True, False], ids=["worker", "local"])
+def test_a_late_step_fails_with_the_one_deadline_error(driver, worker):
     step = Step(7, LocalRendezvous(7), [], 0, 1)
     run = _StopsOnAbort(step)
-    where = " on /job:worker/replica:0/task:0" if on_caller else ""
-    driver.run_step(step, [run], 100, where=where, on_caller=on_caller)
+    where = " on /job:worker/replica:0/task:0" if worker else ""
+    if worker:
+        _run_as_worker(driver, step, [run], 100, where)
+    else:
+        driver.run_step(step, [run], 100)
     assert step.done and isinstance(step.error, errors.DeadlineExceededError)
     lines = step.error.message.splitlines()
     assert lines[0] == f"Timed out after 100 ms waiting for step 7{where} to finish; still waiting:"
@@ -60,6 +72,6 @@ def test_an_interrupted_caller_stops_the_step_before_it_raises(driver):
         raise Interrupted()
     run.loop = interrupting
     with pytest.raises(Interrupted):
-        driver.run_step(step, [run], 0, on_caller=True)
+        driver.run_step(step, [run], 0)
     assert step.done and isinstance(step.error, errors.CancelledError)
     assert str(step.error) == "Step 8 was interrupted (Interrupted)"
