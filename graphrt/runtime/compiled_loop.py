@@ -106,12 +106,50 @@ def compile_loops(ex):
 def _compile(ex):
     items = ex.items
     root = ex.root_frame
+    _check_supported(ex)
+    data_in, ctrl_in = _inputs(items)
+    base = []
+    n = 0
     for it in items:
+        base.append(n)
+        n += max(it.n_out, 1)
+
+    def reg(src, k):
+        """The register holding output k of item src (control-flow ops are aliases)."""
+        it = items[src]
+        op = it.op
+        if op in ("Enter", "RefEnter", "LoopCond", "NextIteration", "Switch") or _is_alias(it):
+            return reg(*data_in[src][0])
+        if op == "Merge" and k != 0:
+            raise _Reject(f"value_index of {it.name} is used")
+        return base[src] + k
+
+    loops = {}
+    for name, sf in ex.static_frames.items():
+        if sf.parent is None:
+            continue
+        loops[sf] = _compile_frame(sf, items, data_in, ctrl_in, reg, base)
+    order, deps = _root_order(items, root, data_in, ctrl_in)
+    units, unit_deps = _units(order, deps, items, loops, data_in, reg, base)
+    plan = Plan()
+    plan.units = tuple(units)
+    plan.deps = tuple(unit_deps)
+    plan.is_async = tuple(u.stream is not None if type(u) is LoopPlan else u[1] == 4 for u in units)
+    plan.has_async = any(plan.is_async)
+    plan.num_registers = n
+    plan.loops = tuple(sf.name for sf in loops)
+    return plan
+
+
+def _check_supported(ex):
+    """Raises _Reject naming what keeps the partition on the frame executor."""
+    root = ex.root_frame
+    for it in ex.items:
         in_loop = it.frame is not root and it.cf != ENTER
         if it.op.startswith("Stack") or it.op == "ControlTrigger" or (in_loop and it.op in _TRANSFER_OPS):
             raise _Reject(f"{it.name} ({it.op})")
-        if it.op in _TRANSFER_OPS and it.op.endswith("Recv") and it.node.attrs.get("_may_be_dead"):  # a dead tensor from another partition: only frames carry it
-            raise _Reject(f"{it.name} ({it.op}) may receive a dead tensor")
+        if it.op in _TRANSFER_OPS and it.op.endswith("Recv") and it.node.attrs.get("_may_be_dead"):
+            raise _Reject(f"{it.name} ({it.op}) may receive a dead tensor")  # only frames carry one
         if in_loop and it.kind == ASYNC and _inline_kernel(it) is None:
             raise _Reject(f"{it.name} ({it.op}) is asynchronous")
         if it.op in _CONTROL_FLOW_OPS and it.op not in _ALLOWED_CF and not (
@@ -124,7 +162,9 @@ def _compile(ex):
         if it.op in ("Merge", "Switch", "LoopCond", "NextIteration"):
             raise _Reject(f"control flow outside loops: {it.name} ({it.op})")
 
-    # inputs per consumer, rebuilt from the producers' edges
+
+def _inputs(items):
+    """(data inputs, control inputs) per consumer, rebuilt from the producers' edges."""
     data_in = [[None] * it.n_data for it in items]
     ctrl_in = [[] for _ in items]
     for it in items:
@@ -133,33 +173,12 @@ def _compile(ex):
                 data_in[dst.id][slot - dst.fstart] = (it.id, k)
             else:
                 ctrl_in[dst.id].append(it.id)
-    base = []
-    n = 0
-    for it in items:
-        base.append(n)
-        n += max(it.n_out, 1)
+    return data_in, ctrl_in
 
-    def reg(src, k):
-        """The register holding output k of item src (control-flow ops are aliases)."""
-        it = items[src]
-        op = it.op
-        if op in ("Enter", "RefEnter", "LoopCond", "NextIteration"):
-            return reg(*data_in[src][0])
-        if op == "Switch":
-            return reg(*data_in[src][0])
-        if _is_alias(it):
-            return reg(*data_in[src][0])
-        if op == "Merge" and k != 0:
-            raise _Reject(f"value_index of {it.name} is used")
-        return base[src] + k
 
-    loops = {}
-    for name, sf in ex.static_frames.items():
-        if sf.parent is None:
-            continue
-        loops[sf] = _compile_frame(sf, items, data_in, ctrl_in, reg, base)
-
-    # the root frame: kernels and loops in dependency order
+def _root_order(items, root, data_in, ctrl_in):
+    """The root frame's units (a kernel ("k", id) or a whole loop ("f", frame)) in dependency
+    order, and each unit's dependencies."""
     unit_of = {}
     for it in items:
         if it.frame is root and it.cf != ENTER:
@@ -182,8 +201,7 @@ def _compile(ex):
                 deps[u].add(su)
                 users[su].add(u)
     remaining = {u: len(deps[u]) for u in first}
-    ready = sorted((first[u], u) for u in first if not remaining[u])
-    ready = collections.deque(u for _, u in ready)
+    ready = collections.deque(u for _, u in sorted((first[u], u) for u in first if not remaining[u]))
     order = []
     while ready:
         u = ready.popleft()
@@ -194,7 +212,11 @@ def _compile(ex):
                 ready.append(v)
     if len(order) != len(first):
         raise _Reject("the loops and root nodes have no order")
+    return order, deps
 
+
+def _units(order, deps, items, loops, data_in, reg, base):
+    """The plan's units and, per unit, the positions of the units it waits for (aliases pass theirs on)."""
     units, unit_deps = [], []
     position = {}   # unit key -> its position in `units`
     through = {}    # an alias's key -> the positions it passes on
@@ -209,14 +231,7 @@ def _compile(ex):
         position[key] = len(units)
         units.append(loops[what] if kind == "f" else _entry(items[what], data_in, reg, base))
         unit_deps.append(tuple(sorted(needs)))
-    plan = Plan()
-    plan.units = tuple(units)
-    plan.deps = tuple(unit_deps)
-    plan.is_async = tuple(u.stream is not None if type(u) is LoopPlan else u[1] == 4 for u in units)
-    plan.has_async = any(plan.is_async)
-    plan.num_registers = n
-    plan.loops = tuple(sf.name for sf in loops)
-    return plan
+    return units, unit_deps
 
 
 def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
