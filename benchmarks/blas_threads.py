@@ -1,6 +1,7 @@
 """BLAS threads: a 3-device MLP step (784-256-256-10, batch 64, SGD, one
-layer per CPU device) with graphrt's BLAS thread policy (one share of the
-cores per host device) against OpenBLAS using every core
+layer per CPU device) with graphrt's BLAS thread policy (a per-kernel choice
+between one share of the cores per host device and every core, from what
+each took; ops/blas.ThreadChooser) against OpenBLAS using every core
 (`intra_op_parallelism_threads` = cores), measured in interleaved rounds so
 machine load hits both alike.
 
@@ -56,11 +57,14 @@ def main():
         cores = os.cpu_count() or 1
         policy_sess, policy_step = build(0)
         policy_threads = blas.blas_threads()
+        chooser = blas.thread_chooser()
         all_sess, all_step = build(cores)
         samples = {"policy": [], "all_threads": []}
         for _ in range(9):
             for name, sess_threads, step in (("policy", policy_threads, policy_step), ("all_threads", cores, all_step)):
-                blas.set_blas_threads(sess_threads)  # the policy is process-wide: each side sets its own
+                # the policy is process-wide: each side installs its own
+                blas.set_blas_threads(sess_threads)
+                blas.use_thread_chooser(chooser if name == "policy" else None)
                 step()
                 t0 = time.perf_counter()
                 for _ in range(20):

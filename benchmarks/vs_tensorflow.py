@@ -15,7 +15,9 @@ elimination computes one), `wide_distinct` (the same with 1,000 different
 constants: every add runs), `chain_two_devices` (1,000 dependent adds on
 one CPU device of a value received from another), `chain` (1,000 dependent scalar adds), `tiny` (one run of a one-op
 graph), `while_loop` (per iteration of a 10,000-iteration scalar loop),
-`mlp_step` (784-1024-1024-10, batch 256, one SGD step on one device).
+`mlp_step` (784-1024-1024-10, batch 256, one SGD step on one device),
+`mlp_step_two_devices` (the same, its layers alternating over two CPU
+devices, gradients colocated with their ops).
 """
 import os
 import subprocess
@@ -157,7 +159,8 @@ def while_loop(tf):
     return sess, (lambda: sess.run([i, a], feed)), LOOP
 
 
-def mlp_step(tf):
+def _mlp(tf, devices):
+    """784-1024-1024-10, batch 256, one SGD step; layer i on devices[i % len(devices)]."""
     sizes, batch = [784, 1024, 1024, 10], 256
     rng = np.random.RandomState(0)
     g = tf.Graph()
@@ -166,22 +169,33 @@ def mlp_step(tf):
         y = tf.placeholder(tf.int64, [None])
         h = x
         for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
-            w = tf.Variable((rng.randn(a, b) * np.sqrt(2.0 / a)).astype(np.float32))
-            h = tf.matmul(h, w) + tf.Variable(np.zeros(b, np.float32))
-            if i < len(sizes) - 2:
-                h = tf.nn.relu(h)
-        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
-        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+            with tf.device(devices[i % len(devices)]):
+                w = tf.Variable((rng.randn(a, b) * np.sqrt(2.0 / a)).astype(np.float32))
+                h = tf.matmul(h, w) + tf.Variable(np.zeros(b, np.float32))
+                if i < len(sizes) - 2:
+                    h = tf.nn.relu(h)
+        with tf.device(devices[-1]):
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, colocate_gradients_with_ops=True)
         init = tf.global_variables_initializer()
-    sess = tf.Session(graph=g)
+    config = tf.ConfigProto(device_count={"CPU": len(devices)})
+    sess = tf.Session(graph=g, config=config)
     sess.run(init)
     feed = {x: rng.rand(batch, sizes[0]).astype(np.float32), y: rng.randint(0, 10, batch).astype(np.int64)}
     return sess, (lambda: sess.run(train, feed)), 1
 
 
+def mlp_step(tf):
+    return _mlp(tf, ["/cpu:0"])
+
+
+def mlp_step_two_devices(tf):
+    return _mlp(tf, ["/cpu:0", "/cpu:1"])
+
+
 CASES = {"wide": (wide, 20), "wide_distinct": (wide_distinct, 10), "chain": (chain, 20),
          "chain_two_devices": (chain_two_devices, 10), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
-         "mlp_step": (mlp_step, 5)}
+         "mlp_step": (mlp_step, 5), "mlp_step_two_devices": (mlp_step_two_devices, 5)}
 
 
 def _local_time(fn, per, calls):

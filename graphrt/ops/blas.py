@@ -9,6 +9,7 @@ still run alongside.
 """
 import functools
 import threading
+import time
 
 BLAS_LOCK = threading.Lock()
 
@@ -21,9 +22,14 @@ def blas_kernel(factory):
         if ctx.xp.__name__ != "numpy":
             return fn  # cupy work is ordered by the GPU stream, not by host threads
 
+        timings = [None, None]   # this kernel's recent seconds with the wide and the narrow team
+
         def serialized(*args):
             with BLAS_LOCK:
-                return fn(*args)
+                chooser = _CHOOSER
+                if chooser is None:
+                    return fn(*args)
+                return chooser.run(fn, args, timings)
         return serialized
     return make
 
@@ -120,7 +126,10 @@ def axpy(alpha, x, y):
 # CPU-heavy work, set `intra_op_parallelism_threads=1` (measured under load:
 # a 1-device MLP step took 316 ms wall with one thread, 850 ms with two on
 # 2 cores).
-# The setting is process-wide (OpenBLAS has one pool): the session created
+# With several host devices the share is only the starting point: a
+# ThreadChooser (below) measures each BLAS kernel with both team sizes and
+# keeps the faster, so a quiet machine's sequential layers get every core
+# back. The setting is process-wide (OpenBLAS has one pool): the session created
 # last decides. Without a loaded OpenBLAS (another BLAS build) this does
 # nothing.
 
@@ -164,6 +173,86 @@ def set_blas_threads(n):
     return True
 
 
+class ThreadChooser:
+    """Chooses between a wide BLAS team (every core) and a narrow one (a host device's share)
+    from measurement. Which is faster depends on what else runs: a quiet machine wants every
+    core for each (already serialized) matmul, one where another process keeps a core busy
+    wants one thread (an OpenBLAS team waits for its slowest member: measured 5.4 ms against
+    2.5 ms per step under a CPU hog). Every TRIAL_EVERY BLAS calls the other team runs
+    TRIAL_CALLS calls; each kernel's time with either team is a moving average, and the team
+    whose kernels took less in sum (over kernels measured with both) is kept. The choice is
+    process-wide and changes rarely: switching team sizes per call costs more than it wins.
+    Runs under BLAS_LOCK."""
+
+    FIRST_TRIAL = 64
+    TRIAL_EVERY = 256
+    TRIAL_CALLS = 32
+    _KEEP = 0.7    # weight of the old estimate in a moving average
+
+    def __init__(self, wide, narrow):
+        self.teams = (int(wide), int(narrow))
+        self.arm = 1                 # start narrow: safe on a busy machine
+        self.current = None          # the thread count set now, if known
+        self.calls = 0
+        self.trial_start = self.FIRST_TRIAL
+        self.switches = 0            # changes of the chosen team (for tests and benchmarks)
+        self._seen = {}              # id(timings) -> timings of kernels run since the last decision
+
+    def run(self, fn, args, timings):
+        c = self.calls = self.calls + 1
+        trial_end = self.trial_start + self.TRIAL_CALLS
+        arm = 1 - self.arm if self.trial_start <= c < trial_end else self.arm
+        n = self.teams[arm]
+        if n != self.current:
+            _THREADS["set"](n)
+            self.current = n
+        t0 = time.perf_counter()
+        out = fn(*args)
+        took = time.perf_counter() - t0
+        old = timings[arm]
+        timings[arm] = took if old is None else self._KEEP * old + (1.0 - self._KEEP) * took
+        self._seen[id(timings)] = timings
+        if c == trial_end - 1:
+            self._decide()
+            self.trial_start = c + self.TRIAL_EVERY
+        return out
+
+    def _decide(self):
+        both = [t for t in self._seen.values() if t[0] is not None and t[1] is not None]
+        kept = sum(t[self.arm] for t in both)
+        other = sum(t[1 - self.arm] for t in both)
+        if both and other < 0.95 * kept:
+            self.arm = 1 - self.arm
+            self.switches += 1
+        self._seen = {}
+
+    @property
+    def threads(self):
+        """The team size chosen now."""
+        return self.teams[self.arm]
+
+    def __repr__(self):
+        return f"<ThreadChooser {self.threads} threads (wide={self.teams[0]}, narrow={self.teams[1]}), " \
+               f"{self.switches} switches>"
+
+
+_CHOOSER = None   # a ThreadChooser while several host devices share the cores and no setting fixes the count
+
+
+def thread_chooser():
+    """The ThreadChooser in use, or None when the thread count is fixed."""
+    return _CHOOSER
+
+
+def use_thread_chooser(chooser):
+    """Installs `chooser` (None: keep the count as set), e.g. to switch between sessions."""
+    global _CHOOSER
+    with BLAS_LOCK:
+        _CHOOSER = chooser
+        if chooser is not None:
+            chooser.current = None  # unknown: whoever ran last may have changed it
+
+
 def thread_policy(intra_op_threads, host_devices, cores=None):
     """The BLAS thread count for a process whose session has `host_devices`
     devices computing on the host (see the comment above)."""
@@ -177,13 +266,21 @@ def thread_policy(intra_op_threads, host_devices, cores=None):
 
 
 def apply_thread_policy(intra_op_threads, host_devices):
-    """Sets the BLAS threads for a session with `host_devices` host devices."""
+    """Sets the BLAS threads for a session with `host_devices` host devices: a fixed count
+    (`intra_op_parallelism_threads`, or every core for one device), else a ThreadChooser
+    between every core and a device's share, starting with the share."""
+    global _CHOOSER
     if not _find_threads():
         return None
     if _DEFAULT_THREADS is None:
         set_blas_threads(blas_threads())  # records the library's own default first
     cores = _DEFAULT_THREADS or 1
     n = thread_policy(intra_op_threads, host_devices, cores)
+    with BLAS_LOCK:
+        _CHOOSER = ThreadChooser(cores, n) if not (intra_op_threads and intra_op_threads > 0) and n < cores \
+            else None
     if n != blas_threads():
         set_blas_threads(n)
+    if _CHOOSER is not None:
+        _CHOOSER.current = n
     return n

@@ -44,3 +44,40 @@ def test_matmul_values_unchanged_with_one_thread(openblas):
             assert blas.blas_threads() == 1
             got = sess.run(c)
     np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def _kernel_taking(chooser, seconds_by_threads):
+    """A fake BLAS kernel whose time depends on the team size the chooser set."""
+    import time
+    timings = [None, None]
+
+    def call():
+        return chooser.run(lambda: time.sleep(seconds_by_threads[chooser.current]), (), timings)
+    return call
+
+
+@pytest.mark.parametrize("wide_faster", [True, False])
+def test_thread_chooser_keeps_the_team_its_kernels_ran_faster_with(openblas, wide_faster):
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    assert chooser.threads == 1  # starts with a device's share
+    fast, slow = 0.0005, 0.003
+    kernels = [_kernel_taking(chooser, {2: fast if wide_faster else slow, 1: slow if wide_faster else fast})
+               for _ in range(2)]
+    for _ in range((chooser.FIRST_TRIAL + chooser.TRIAL_CALLS) // 2 + 1):
+        for k in kernels:
+            k()
+    assert chooser.threads == (2 if wide_faster else 1)
+    assert chooser.switches == (1 if wide_faster else 0)
+
+
+def test_a_session_with_several_host_devices_chooses_and_a_fixed_count_does_not(openblas):
+    tf.Session(config=tf.ConfigProto(device_count={"CPU": 1})).close()
+    if blas.blas_threads() < 2:
+        pytest.skip("one BLAS thread in all: nothing to choose")
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 3})):
+        chooser = blas.thread_chooser()
+        assert chooser is not None and chooser.teams[1] == blas.blas_threads()
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 3}, intra_op_parallelism_threads=1)):
+        assert blas.thread_chooser() is None
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 1})):
+        assert blas.thread_chooser() is None
