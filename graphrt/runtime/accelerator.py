@@ -50,6 +50,18 @@ class AcceleratorDevice(Device):
         self.transfer_manager = get_transfer_manager(executor)
         self.xp = executor.array_module
         self.memory_limit_bytes = getattr(executor.options, "memory_bytes", None) or 0
+        # How a kernel's or copy's `done` is called on a stream thread: the dataflow executor hands
+        # its own (graph_executor.run_device_callback, which runs the woken loops right there) when
+        # it is built for this device; until then `done` is simply called.
+        self.completion_hook = None
+
+    def complete(self, done, *args):
+        """Calls an asynchronous kernel's `done(*args)` on this stream thread, through the hook."""
+        hook = self.completion_hook
+        if hook is None:
+            done(*args)
+        else:
+            hook(self, done, *args)
 
     @property
     def streams(self):

@@ -13,9 +13,10 @@ accelerator device gets a `DeviceKernel` around it for each node:
 
 So from the dataflow executor's point of view a device kernel is ASYNC: it
 returns at once and `done` is called from the stream when the kernel has
-run. `done` runs the executor loop right there on the stream thread
-(graph_executor.run_device_callback), which launches the next kernels onto
-the same stream: a chain of device kernels costs no thread hand-off.
+run. `done` goes through the device's completion hook, which the dataflow
+executor hands the device (graph_executor.run_device_callback): it runs the
+executor loop right there on the stream thread and launches the next kernels
+onto the same stream: a chain of device kernels costs no thread hand-off.
 
 Outputs are `StreamTensor`s. On sim a kernel has finished when it returns
 on the stream thread, so its outputs are ready when `done` is called. On
@@ -60,7 +61,6 @@ from ..framework.op_categories import CALL_FRAME_OPS, ENTER_OPS, EXIT_OPS, MERGE
 from ..framework.registry import ASYNC, STEP, SYNC
 from ..ops.state_ops import VariableState
 from . import memory_stats, step_stats
-from .graph_executor import run_device_callback
 
 # Ops whose accelerator kernel is the host kernel, run as is on the executor's
 # thread: they touch no tensor data (a variable handle, nothing, tensor
@@ -326,11 +326,11 @@ class DeviceKernel:
                 out = self.fn(step, *views) if self.takes_step else self.fn(*views)
             result = self._outputs(out, args, views, swaps, event)
         except Exception as exc:  # noqa: BLE001 - a kernel error is the step's, the stream stays ok
-            run_device_callback(self.device, done, exc)
+            self.device.complete(done, exc)
             return
         if stats is not None:
             self._record(stats, start, result)
-        run_device_callback(self.device, done, None, result)
+        self.device.complete(done, None, result)
 
     def _check_fits(self, shape):
         try:

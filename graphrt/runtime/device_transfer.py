@@ -47,7 +47,6 @@ from ..executor import DeviceTensor
 from ..transfer import get_transfer_manager
 from . import step_stats
 from .device_kernels import StreamTensor, host_resident_array, ready_events
-from .graph_executor import run_device_callback
 
 
 def device_copy_for(ctx):
@@ -152,7 +151,7 @@ class _Copier:
         def copied():
             if end is not None:
                 end()
-            run_device_callback(device, done, None, tensor)
+            device.complete(done, None, tensor)
         stream.then_host_callback(copied)
 
     def _bracket(self, step, stream, device_name, op, tensor):

@@ -74,6 +74,8 @@ class GraphExecutor:
     def __init__(self, graph_def, device, runner=None, debug_info=None):
         self.device = device
         self.runner = runner
+        if getattr(device, "completion_hook", False) is None:
+            device.completion_hook = run_device_callback  # stream threads continue our loops themselves
         self.graph_def = graph_def
         debug_info = debug_info or {}
         nodes = list(graph_def.node)
