@@ -242,16 +242,42 @@ def register_kernel(op_type, device_types=("CPU",), kind=SYNC, host_memory=(), i
     return wrap
 
 
+# device type -> adapt(op_type) -> KernelDef or None: a device type whose kernels are made at lookup
+# from other kernels (an accelerator running the CPU's numpy kernels on its streams); see
+# runtime/device_kernels.kernel_adapter. The table of registered kernels itself is never rewritten.
+_ADAPTERS = {}
+
+
+def register_kernel_adapter(device_type, adapt):
+    """Kernels of `device_type` are `adapt(op_type)` from now on (adapt decides whether a
+    kernel registered for `device_type` itself wins); idempotent per device type."""
+    _ADAPTERS[device_type] = adapt
+
+
 def get_kernel_def(op_type, device_type):
+    adapt = _ADAPTERS.get(device_type)
+    if adapt is not None:
+        return adapt(op_type)
+    return _KERNELS.get((op_type, device_type))
+
+
+def registered_kernel_def(op_type, device_type):
+    """The kernel registered for (op_type, device_type), not adapted."""
     return _KERNELS.get((op_type, device_type))
 
 
 def kernel_device_types(op_type):
-    return sorted(dt for (op, dt) in _KERNELS if op == op_type)
+    types = {dt for (op, dt) in _KERNELS if op == op_type}
+    for dt, adapt in list(_ADAPTERS.items()):
+        if adapt(op_type) is not None:
+            types.add(dt)
+        else:
+            types.discard(dt)
+    return sorted(types)
 
 
 def kernel_defs(device_type):
-    """{op type: KernelDef} of every kernel registered for `device_type`."""
+    """{op type: KernelDef} of every kernel registered for `device_type` (not adapted)."""
     return {op: kdef for (op, dt), kdef in list(_KERNELS.items()) if dt == device_type}
 
 

@@ -136,36 +136,42 @@ def host_resident_array(array):
 # -- registration ---------------------------------------------------------------------
 
 _lock = threading.Lock()
-_sources = {}  # (device type, op type) -> the host KernelDef the device kernel runs
 
 
 def register_device_kernels(device_type, source_type="CPU"):
-    """Gives `device_type` a kernel for every `source_type` kernel (idempotent).
-
-    Called whenever an accelerator device is created, so kernels registered
-    after the first session are picked up by the next. SIM runs the CPU
-    kernels (numpy); GPU runs the xp kernels registered for GPU, over cupy.
-    """
+    """Gives `device_type` a kernel for every `source_type` kernel, made when it is looked up
+    (idempotent): SIM runs the CPU kernels (numpy); GPU runs the xp kernels registered for GPU,
+    over cupy. Kernels registered later are found too; the kernel table is not rewritten."""
     with _lock:
-        sources = registry.kernel_defs(source_type)
-        for op in sorted(TRANSFER_OPS):  # the step's rendezvous: the host kernels, which copy on receipt
-            if op not in sources and registry.get_kernel_def(op, "CPU") is not None:
-                sources[op] = registry.get_kernel_def(op, "CPU")
-        for op, kdef in sources.items():
-            if op in CALL_FRAME_OPS or kdef.host_only or (device_type, op) in _sources:
-                continue
-            existing = registry.get_kernel_def(op, device_type)
-            if existing is not None and existing is not kdef and source_type != device_type:
-                continue  # a kernel written for this device type: it wins
-            _sources[(device_type, op)] = kdef
-            if op in _AS_IS or kdef.kind == ASYNC:
-                factory, kind = kdef.factory, kdef.kind  # (an ASYNC host kernel cannot run on a stream)
-            elif op == "Const":
-                factory, kind = _const_factory(kdef), SYNC
-            else:
-                factory, kind = _device_factory(kdef), ASYNC
-            registry.register_kernel(op, device_type, kind=kind, host_memory=kdef.host_memory,
-                                     inexpensive=kdef.inexpensive)(factory)
+        registry.register_kernel_adapter(device_type, kernel_adapter(device_type, source_type))
+
+
+def kernel_adapter(device_type, source_type):
+    """adapt(op_type) -> the KernelDef `device_type` runs for it, or None (see register_device_kernels)."""
+    made = {}   # op type -> (the source KernelDef, the device's KernelDef made from it)
+
+    def adapt(op):
+        direct = registry.registered_kernel_def(op, device_type)
+        if direct is not None and source_type != device_type:
+            return direct  # a kernel written for this device type wins
+        source = registry.registered_kernel_def(op, source_type)
+        if source is None and op in TRANSFER_OPS:  # the step's rendezvous: host kernels, which copy on receipt
+            source = registry.registered_kernel_def(op, "CPU")
+        if source is None or op in CALL_FRAME_OPS or source.host_only:
+            return direct
+        hit = made.get(op)
+        if hit is not None and hit[0] is source:
+            return hit[1]
+        if op in _AS_IS or source.kind == ASYNC:
+            factory, kind = source.factory, source.kind  # (an ASYNC host kernel cannot run on a stream)
+        elif op == "Const":
+            factory, kind = _const_factory(source), SYNC
+        else:
+            factory, kind = _device_factory(source), ASYNC
+        kdef = registry.KernelDef(op, device_type, factory, kind, source.host_memory, source.inexpensive)
+        made[op] = (source, kdef)
+        return kdef
+    return adapt
 
 
 def _device_factory(kdef):

@@ -268,8 +268,8 @@ def test_an_op_without_a_sim_kernel_is_an_error_naming_op_and_device(graph):
         y = apply_op("TestCpuOnlyAfterSim", [x], name="odd").outputs[0]
     with tf.Session(config=sim_config()) as sess:
         if registry.get_kernel_def("TestCpuOnlyAfterSim", "CPU") is None:
-            # Registered after this session made its SIM kernels: SIM has none.
-            registry.register_kernel("TestCpuOnlyAfterSim", ("CPU",))(lambda ctx: lambda x: x)
+            # A host-only kernel (as file readers and image codecs are): SIM has none.
+            registry.register_kernel("TestCpuOnlyAfterSim", ("CPU",), host_only=True)(lambda ctx: lambda x: x)
         with pytest.raises(errors.InvalidArgumentError, match=r"'odd'.*SIM devices.*TestCpuOnlyAfterSim"):
             sess.run(y)
 
