@@ -308,7 +308,8 @@ class FrameRun(_Run):
         it, frame, ist, _ = tag
         self.async_outstanding += 1
         try:
-            it.fn(_step_for(it, frame, ist, step), args, self._frame_callback(tag))
+            # _Run's callback: it queues (tag, err, out, t0) and restarts this loop
+            it.fn(_step_for(it, frame, ist, step), args, self._callback(tag))
         except Exception as exc:  # noqa: BLE001 - becomes the step's error
             self.async_outstanding -= 1
             self._fail(it, exc)
@@ -333,24 +334,6 @@ class FrameRun(_Run):
                 self._record(it, t0, out)
             self._propagate(it, frame, ist, out, dead)
         return True, False
-
-    def _frame_callback(self, tag):
-        t0 = _now_ns() if self.step.stats is not None else 0
-
-        def done(err, out=None):
-            with self.lock:
-                self.completions.append((tag, err, out, t0))
-                if self.running:
-                    return
-                self.running = True
-            deferred = getattr(graph_executor._tls, "deferred", None)
-            if deferred is not None:
-                deferred.append(self)
-            elif self.ex.runner is None:
-                self.loop()
-            else:
-                self.ex.runner(self.loop)
-        return done
 
     # -- propagation ------------------------------------------------------------------------
     def _propagate(self, it, frame, ist, out, dead):

@@ -50,7 +50,7 @@ import numpy as np
 
 from .. import errors
 from ..framework import registry
-from ..framework.op_categories import TRANSFER_OPS
+from ..framework.op_categories import NEXT_ITERATION_OPS, TRANSFER_OPS
 from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
 from . import step_stats
 
@@ -311,7 +311,7 @@ def _topological_order(nodes, data_in, ctrl_in, device, loops=False):
     n = len(nodes)
     indeg = [0] * n
     users = [[] for _ in range(n)]
-    back = {i for i, node in enumerate(nodes) if node.op in _NEXT_ITERATIONS} if loops else ()
+    back = {i for i, node in enumerate(nodes) if node.op in NEXT_ITERATION_OPS} if loops else ()
     for i in range(n):
         for src, _ in data_in[i]:
             if src in back:
@@ -337,7 +337,6 @@ def _topological_order(nodes, data_in, ctrl_in, device, loops=False):
     return order
 
 
-_NEXT_ITERATIONS = ("NextIteration", "RefNextIteration")
 _now_ns = time.perf_counter_ns
 PROFILED_RUNS = 3             # runs of an executor that measure kernel costs
 EXPENSIVE_NS = 100_000        # a kernel this slow is worth a thread hand-off
