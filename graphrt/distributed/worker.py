@@ -621,9 +621,8 @@ class WorkerService:
         rendezvous.recv_local_async(key, done)
 
     def _copy_to_host(self, key, tensor, done):
-        from ..runtime.device_transfer import device_copy_for
-        copier = device_copy_for(_HostCopyContext(key, self.devices[0]))
-        copier(_UNTRACED_STEP, tensor, done)
+        from ..runtime.device_transfer import copy_to_host
+        copy_to_host(tensor, self.devices[0], key.src_device, key.edge_name, done)
 
     def _cleanup_step(self, identity, message):
         self._forget_step(message.fields["step_id"])
@@ -721,25 +720,6 @@ def _on_device(value):
         return False
     from ..executor import DeviceTensor
     return isinstance(value, DeviceTensor)
-
-
-class _HostCopyContext:
-    """What device_copy_for needs to know to copy a sent tensor into host memory."""
-
-    def __init__(self, key, host_device):
-        self.name = f"RecvTensor({key.edge_name})"
-        self.device = host_device
-        self._attrs = {"tensor_name": key.edge_name, "send_device": key.src_device}
-
-    def attr(self, name):
-        return self._attrs.get(name)
-
-
-class _UntracedStep:
-    stats = None
-
-
-_UNTRACED_STEP = _UntracedStep()
 
 
 def _as_op_error(e):

@@ -58,6 +58,12 @@ def device_copy_for(ctx):
     return _Copier(ctx)
 
 
+def copy_to_host(tensor, host_device, send_device, tensor_name, done):
+    """Copies an accelerator's `tensor` into host memory for `host_device` (a worker answering a
+    RecvTensor, as TF's sender does) and calls done(error, host array); untraced."""
+    _Copier.between(send_device, host_device, tensor_name, f"RecvTensor({tensor_name})")(None, tensor, done)
+
+
 def _device_type(name):
     tail = name.rsplit("/device:", 1)[-1]
     return tail.split(":", 1)[0].upper()
@@ -77,8 +83,21 @@ class _Copier:
         self.device = ctx.device
         self.executor = getattr(ctx.device, "executor", None)  # None: a host device
 
+    @classmethod
+    def between(cls, send_device, device, tensor_name, recv_name):
+        """A copier made without a `_Recv` node's kernel context."""
+        copier = cls.__new__(cls)
+        copier.recv_name = recv_name
+        copier.tensor_name = tensor_name
+        copier.send_device = send_device
+        copier.recv_device = device.name
+        copier.key_text = f"{send_device};{device.name};{tensor_name}"
+        copier.device = device
+        copier.executor = getattr(device, "executor", None)
+        return copier
+
     def __call__(self, step, value, done):
-        """Delivers `value` to `done` in this device's memory; never raises."""
+        """Delivers `value` to `done` in this device's memory; never raises. `step` None: untraced."""
         try:
             if isinstance(value, DeviceTensor):
                 if self.executor is None:
@@ -156,7 +175,7 @@ class _Copier:
 
     def _bracket(self, step, stream, device_name, op, tensor):
         """With tracing on: marks the copy's start on `stream`; returns the callback that records it."""
-        stats = step.stats
+        stats = step.stats if step is not None else None
         if stats is None:
             return None
         start = []
