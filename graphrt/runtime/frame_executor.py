@@ -316,12 +316,9 @@ class FrameRun(_Run):
 
     def _complete(self, stats):
         """As _Run._complete, for completions tagged with their frame and iteration."""
-        with self.lock:
-            comps = self.completions
-            if not comps:
-                self.running = False
-                return False, self.async_outstanding == 0
-            self.completions = []
+        comps, finished = self._take_completions()
+        if comps is None:
+            return False, finished
         for tag, err, out, t0 in comps:
             self.async_outstanding -= 1
             if self.failed:

@@ -559,15 +559,23 @@ class _Run:
         if stats is not None:
             self._record(it, t0, out)
 
-    def _complete(self, stats):
-        """Takes in the async kernels' completions: (True, _) when there were
-        some, else (False, whether the run is finished) with the loop stopped."""
+    def _take_completions(self):
+        """(the async kernels' completions, _), or (None, whether the run is finished) with the
+        loop stopped: under the lock, as a callback may restart the loop on another thread."""
         with self.lock:
             comps = self.completions
             if not comps:
                 self.running = False
-                return False, self.async_outstanding == 0
+                return None, self.async_outstanding == 0
             self.completions = []
+        return comps, False
+
+    def _complete(self, stats):
+        """Takes in the async kernels' completions: (True, _) when there were
+        some, else (False, whether the run is finished) with the loop stopped."""
+        comps, finished = self._take_completions()
+        if comps is None:
+            return False, finished
         for it, err, out, t0 in comps:
             self.async_outstanding -= 1
             if self.failed:
