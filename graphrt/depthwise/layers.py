@@ -93,17 +93,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                      activity_regularizer=None, depthwise_constraint=None, pointwise_constraint=None,
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """Functional interface of the separable 2-D convolution layer."""
-    layer = SeparableConv2D(filters=filters, kernel_size=kernel_size, strides=strides, padding=padding,
-                            data_format=data_format, dilation_rate=dilation_rate,
-                            depth_multiplier=depth_multiplier, activation=activation, use_bias=use_bias,
-                            depthwise_initializer=depthwise_initializer,
-                            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
-                            depthwise_regularizer=depthwise_regularizer,
-                            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
-                            activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
-                            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
-                            trainable=trainable, name=name, _reuse=reuse, _scope=name)
-    return layer.apply(inputs)
+    return _apply(SeparableConv2D, locals())
 
 
 def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",
@@ -113,14 +103,11 @@ def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid", d
                      activity_regularizer=None, depthwise_constraint=None, pointwise_constraint=None,
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """Functional interface of the separable 1-D convolution layer."""
-    layer = SeparableConv1D(filters=filters, kernel_size=kernel_size, strides=strides, padding=padding,
-                            data_format=data_format, dilation_rate=dilation_rate,
-                            depth_multiplier=depth_multiplier, activation=activation, use_bias=use_bias,
-                            depthwise_initializer=depthwise_initializer,
-                            pointwise_initializer=pointwise_initializer, bias_initializer=bias_initializer,
-                            depthwise_regularizer=depthwise_regularizer,
-                            pointwise_regularizer=pointwise_regularizer, bias_regularizer=bias_regularizer,
-                            activity_regularizer=activity_regularizer, depthwise_constraint=depthwise_constraint,
-                            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint,
-                            trainable=trainable, name=name, _reuse=reuse, _scope=name)
-    return layer.apply(inputs)
+    return _apply(SeparableConv1D, locals())
+
+
+def _apply(layer_class, args):
+    """Builds `layer_class` from a functional interface's arguments and applies it to the inputs."""
+    args = dict(args)
+    inputs, name, reuse = args.pop("inputs"), args.pop("name"), args.pop("reuse")
+    return layer_class(name=name, _reuse=reuse, _scope=name, **args).apply(inputs)
