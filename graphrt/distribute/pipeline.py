@@ -267,12 +267,14 @@ class _Builder:
     def _backward(self, k, i):
         from ..gradients import gradients
         inputs, outputs = self.fwd[(k, i)]
+        previous, first_new = self.last_ops[k], len(self.g._ops)
         if k == self.k - 1:
             seed = self._gate(k, [array_ops.fill(array_ops.shape(outputs[0]), 1.0 / self.m)])
         else:
             seed = self._gate(k, self.bwd[(k + 1, i)])
         stage = self.stages[k]
-        diff_inputs = [t for t in inputs if t.dtype.base_dtype.is_trainable]
+        # The labels are gated inputs of the last stage too, but nothing needs their gradient.
+        diff_inputs = [t for t in inputs[:len(inputs) - self._label_count(k)] if t.dtype.base_dtype.is_trainable]
         wrt = diff_inputs + stage.variables
         grads = gradients(outputs, wrt, grad_ys=seed, stop_gradients=diff_inputs,
                           colocate_gradients_with_ops=True, name="gradients")
@@ -290,6 +292,25 @@ class _Builder:
             self.grad_sums[v] = gr if total is None else math_ops.add(total, gr, name="accumulate")
             done.append(self.grad_sums[v])
         self.last_ops[k] = [t.op for t in done] or [t.op for t in seed]
+        _gate_roots(self.g._ops[first_new:], previous)
+
+    def _label_count(self, k):
+        return 1 if k == self.k - 1 and self.micro_labels is not None else 0
+
+
+def _gate_roots(new_ops, previous):
+    """Makes every op of a task that no other op of the task feeds wait for `previous`.
+
+    Gating the task's inputs is not enough for a backward: the gradients of
+    ops such as Square or Mul read only forward activations, and would run
+    as soon as those exist, in the middle of the device's later forwards
+    (on the last stage, between the forwards of the next micro-batches),
+    instead of in the backward's slot of the schedule.
+    """
+    task = set(new_ops)
+    for op in new_ops:
+        if not any(t.op in task for t in op.inputs) and not any(c in task for c in op.control_inputs):
+            op._add_control_inputs(previous)
 
 
 def _dense(grad, like):

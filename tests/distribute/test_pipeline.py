@@ -194,3 +194,46 @@ def test_the_batch_is_split_on_the_host_not_on_the_first_stage(graph):
     splits = {op.name: op.device for op in graph.get_operations() if op.type == "Split"}
     assert set(splits) == {"pipeline/split_inputs", "pipeline/split_labels"}
     assert all(tf.DeviceSpec.from_string(d).device_type == "CPU" for d in splits.values()), splits
+
+
+def _ancestors(op):
+    seen, stack = set(), [op]
+    while stack:
+        o = stack.pop()
+        for parent in [t.op for t in o.inputs] + list(o.control_inputs):
+            if parent not in seen:
+                seen.add(parent)
+                stack.append(parent)
+    return seen
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
+def test_every_op_of_a_task_waits_for_the_previous_task_of_its_device(graph, schedule):
+    # The gradients of the loss's SquaredDifference read only forward values: without control edges on
+    # every op of a backward that nothing else of the task feeds, they ran as soon as the forward had,
+    # in the middle of the last stage's next forwards.
+    x = tf.placeholder(tf.float32, [BATCH, WIDTH])
+    pipe = tf.distribute.pipeline(
+        [_stage(k) for k in range(K)], [f"/device:CPU:{k}" for k in range(K)], inputs=x, labels=x,
+        loss_fn=lambda out, lab: tf.reduce_mean(tf.squared_difference(out, lab)), micro_batches=4,
+        schedule=schedule)
+    ops = graph.get_operations()
+    checked = 0
+    for k, tasks in enumerate(pipe.tasks):
+        for (kind0, i0), (kind, i) in zip(tasks, tasks[1:]):
+            before = {op for op in ops if op.name.startswith(f"pipeline/stage{k}/{kind0}{i0}/")}
+            for op in ops:
+                if op.name.startswith(f"pipeline/stage{k}/{kind}{i}/"):
+                    assert _ancestors(op) & before, f"{op.name} does not wait for {kind0}{i0}"
+                    checked += 1
+    assert checked > 200
+
+
+def test_the_labels_get_no_gradient(graph):
+    x = tf.placeholder(tf.float32, [BATCH, WIDTH])
+    tf.distribute.pipeline([_stage(k) for k in range(2)], ["/device:CPU:0", "/device:CPU:1"], inputs=x,
+                           labels=x, loss_fn=lambda out, lab: tf.reduce_mean(tf.squared_difference(out, lab)),
+                           micro_batches=2)
+    # SquaredDifference's gradient makes -gx for the labels; no task waits for it, so it never runs.
+    negs = [op for op in graph.get_operations() if op.type == "Neg"]
+    assert negs and all(not op.outputs[0].consumers() and not op._control_outputs for op in negs)
