@@ -13,6 +13,7 @@ allocator (1F1B keeps at most K micro-batches alive there, GPipe M).
     python benchmarks/pipeline.py [--trace pipeline_trace.json] [--micro-batches 1 4 8 16]
 """
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -30,9 +31,9 @@ K = 4
 BATCH, WIDTH, LAYERS_PER_STAGE = 2048, 16, 3
 # Modelled costs dominate the real ones (small arrays, cheap kernels), so the figures hold on a busy
 # machine: reading a full-batch activation (128 KiB) takes 32 ms, a weight (1 KiB) 0.25 ms, every
-# kernel starts 20 us late, a copy 50 us, and a d2d copy moves 1 GB/s.
+# kernel costs 20 us more, a copy 50 us, and a d2d copy moves 1 GB/s.
 SIM_OPTIONS = {"kernel_bandwidth": 4e6, "kernel_launch_latency": 2e-5, "copy_latency": 5e-5, "d2d_bandwidth": 1e9}
-REPEATS = 2
+REPEATS = 3
 
 
 def stage_fn(k):
@@ -68,21 +69,19 @@ def run(micro_batches, schedule, trace_path=None):
         sess.run(tf.variables_initializer(tf.global_variables()))
         sess.run(train, feed)
         allocator = sess.device("/job:localhost/replica:0/task:0/device:SIM:0").executor.allocator
-        bubbles, times, peaks = [], [], []
-        for _ in range(REPEATS):
-            before = allocator.stats().bytes_in_use
-            allocator.clear_stats()
-            md = tf.RunMetadata()
-            sess.run(train, feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
-            peaks.append(allocator.stats().peak_bytes_in_use - before)
-            bubbles.append(tf.distribute.bubble_fraction(md.step_stats, devices))
-            starts = [ns.all_start_micros for d in md.step_stats.dev_stats for ns in d.node_stats]
-            ends = [ns.all_start_micros + ns.all_end_rel_micros for d in md.step_stats.dev_stats
-                    for ns in d.node_stats]
-            times.append((max(ends) - min(starts)) / 1e3)
-        if trace_path:
-            with open(trace_path, "w") as f:
-                f.write(Timeline(md.step_stats).generate_chrome_trace_format())
+        # As timeit does: no garbage collection inside the measured steps. A full collection stops every
+        # stream thread at once for 10-40 ms (it holds the GIL), which the step stats would show as idle
+        # devices.
+        gc.collect()
+        gc.disable()
+        try:
+            measured = [_traced_step(sess, train, feed, allocator, devices) for _ in range(REPEATS)]
+        finally:
+            gc.enable()
+    bubbles, times, peaks, mds = zip(*measured)
+    if trace_path:
+        with open(trace_path, "w") as f:
+            f.write(Timeline(mds[-1].step_stats).generate_chrome_trace_format())
     activation = BATCH // micro_batches * WIDTH * 4
     return {"micro_batches": micro_batches, "schedule": schedule,
             "measured_bubble": round(statistics.median(bubbles), 3),
@@ -90,6 +89,18 @@ def run(micro_batches, schedule, trace_path=None):
             "step_ms": round(statistics.median(times), 1),
             "stage0_peak_bytes": max(peaks),
             "stage0_peak_micro_batch_activations": round(max(peaks) / activation, 1)}
+
+
+def _traced_step(sess, train, feed, allocator, devices):
+    """(bubble, step ms, stage 0's peak bytes above what it held before, RunMetadata) of one traced step."""
+    before = allocator.stats().bytes_in_use
+    allocator.clear_stats()
+    md = tf.RunMetadata()
+    sess.run(train, feed, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    starts = [ns.all_start_micros for d in md.step_stats.dev_stats for ns in d.node_stats]
+    ends = [ns.all_start_micros + ns.all_end_rel_micros for d in md.step_stats.dev_stats for ns in d.node_stats]
+    return (tf.distribute.bubble_fraction(md.step_stats, devices), (max(ends) - min(starts)) / 1e3,
+            allocator.stats().peak_bytes_in_use - before, md)
 
 
 def main():

@@ -79,6 +79,11 @@ class Stream:
         self._error_traceback = None
         self._closed = False
         self._sub_streams = []
+        # For platforms that model a device clock (sim): when the kernel being launched was enqueued,
+        # and when the last other work that later work waits behind (a copy, a wait, a host callback)
+        # ended, in time.perf_counter() seconds. Set on the worker thread.
+        self.launch_enqueued = 0.0
+        self.ready_floor = 0.0
 
     # -- state ------------------------------------------------------------------
 
@@ -162,7 +167,7 @@ class Stream:
         (not bare DeviceMemory) to keep the buffers alive until it has run.
         An exception from the kernel puts the stream in its error state.
         """
-        return self._enqueue((self._run_launch, (kernel, args, kwargs), None, "launch"))
+        return self._enqueue((self._run_launch, (kernel, args, kwargs, time.perf_counter()), None, "launch"))
 
     def then_host_callback(self, fn):
         """Calls `fn()` on the host once all earlier work on this stream is done.
@@ -389,19 +394,24 @@ class Stream:
 
     def _run_h2d(self, dst, host):
         self.executor._copy_h2d(self, memory_of(dst), host)
+        self.ready_floor = time.perf_counter()
 
     def _run_d2h(self, host, src):
         self.executor._copy_d2h(self, host, memory_of(src))
+        self.ready_floor = time.perf_counter()
 
     def _run_d2d(self, dst, src, nbytes):
         self.executor._copy_d2d(self, memory_of(dst), memory_of(src), nbytes)
+        self.ready_floor = time.perf_counter()
 
-    def _run_launch(self, kernel, args, kwargs):
+    def _run_launch(self, kernel, args, kwargs, enqueued):
+        self.launch_enqueued = enqueued
         self.executor._launch(self, kernel, args, kwargs)
 
     def _run_host_callback(self, fn):
         self.executor._synchronize_device(self)
         fn()
+        self.ready_floor = time.perf_counter()
 
     def _run_deallocate(self, memory):
         if isinstance(memory, DeviceTensor):
@@ -424,6 +434,7 @@ class Stream:
 
     def _run_wait(self, event, generation):
         event._wait_reached(generation, None, aborted=self._abort_reason)
+        self.ready_floor = time.perf_counter()
         event._raise_if_failed()  # what we waited for failed: so do we, with its error
         marker = event._device_marker
         if marker is not None:

@@ -21,7 +21,10 @@ onto the same stream: a chain of device kernels costs no thread hand-off.
 Outputs are `StreamTensor`s. On sim a kernel has finished when it returns
 on the stream thread, so its outputs are ready when `done` is called. On
 cuda the work is still queued on the GPU, so each output carries the event
-recorded after the kernel. Tensors that come from copies (h2d, d2d, a
+recorded after the kernel; so does it on sim with modelled kernel costs,
+where the stream stays busy for the kernel's modelled time after `done`
+(executor/platforms/sim.py): the executor queues the next kernels meanwhile,
+and a copy to another device waits for the modelled end. Tensors that come from copies (h2d, d2d, a
 constant's upload) carry their copy's event. A kernel on the compute
 stream waits only for the pending events of its own inputs (never for a
 whole stream), and work on the stream that recorded an event needs no wait.
@@ -237,9 +240,10 @@ class DeviceKernel:
         # On sim the kernel has finished when it returns on the stream thread, so
         # its outputs are ready when done is called. On cuda the work it issued
         # is still queued on the GPU: outputs carry the event recorded after it.
-        self.queued = not self.numpy
-        # a modelled kernel time (sim's cost model) is spent by the executor's _launch
+        # a modelled kernel time (sim's cost model) is spent by the executor's _launch, after the kernel
+        # has run and called done: its outputs are then ready only at the event recorded after it.
         self.modelled = bool(getattr(getattr(self.executor, "options", None), "models_costs", False))
+        self.queued = not self.numpy or self.modelled
         op_def = registry.get_op_def(ctx.op_type)
         host_out = _positions(op_def.outputs, ctx.attrs, kdef.host_memory)
         self.n_out = len(ctx.output_dtypes)
@@ -321,9 +325,12 @@ class DeviceKernel:
     def _compute(self, step, args, done, event):
         stats = step.stats
         if stats is not None:
-            # A modelled kernel time (sim) is spent before the kernel runs; the event starts with it.
-            start = getattr(self.stream, "launch_started_ns", None) or time.time_ns()
-            self.stream.launch_started_ns = None
+            # A modelled kernel (sim) holds the stream from its launch to the modelled end, which is
+            # after this returns: its trace event spans that.
+            stream = self.stream
+            start = getattr(stream, "launch_started_ns", None) or time.time_ns()
+            modelled_end = getattr(stream, "launch_ends_ns", None) or 0
+            stream.launch_started_ns = stream.launch_ends_ns = None
         try:
             views, swaps = self._inputs(args)
             if self.shape_in is not None and self.out_itemsize:
@@ -335,7 +342,7 @@ class DeviceKernel:
             self.device.complete(done, exc)
             return
         if stats is not None:
-            self._record(stats, start, result)
+            self._record(stats, start, max(time.time_ns(), modelled_end), result)
         self.device.complete(done, None, result)
 
     def _check_fits(self, shape):
@@ -449,8 +456,7 @@ class DeviceKernel:
                 return StreamTensor(a.memory, r.dtype, r.shape, a.executor, False, event, self.stream, a, r)
         return None
 
-    def _record(self, stats, start, result):
-        end = time.time_ns()
+    def _record(self, stats, start, end, result):
         values = (result,) if self.n_out == 1 else (result or ())
         outputs = [step_stats.NodeOutput(k, str(getattr(v, "dtype", "")), tuple(getattr(v, "shape", ())),
                                          int(getattr(v, "nbytes", 0) or 0)) for k, v in enumerate(values)]

@@ -9,10 +9,17 @@ copies and kernels, events, stream errors) happens here too.
 
 Costs can be modelled so copy/compute overlap is visible on a laptop: a
 copy takes at least `copy_latency + nbytes / copy_bandwidth` seconds and a
-kernel starts `kernel_launch_latency` seconds late. The stream thread sleeps
-for the modelled time left after doing the real copy, which releases the
-GIL, so other streams make progress meanwhile. Unmodelled (the default),
-copies are a single np.copyto into a view of the arena.
+kernel at least `kernel_launch_latency + argument bytes / kernel_bandwidth`.
+The stream thread does the real work first and then sleeps for the modelled
+time left, which releases the GIL, so other streams make progress meanwhile.
+A kernel's own code therefore runs at the start of its modelled time: a
+graph kernel (runtime/device_kernels.py) hands its outputs, with a ready
+event recorded after it, to the executor right away, and the executor
+queues the next kernels while the stream is still busy, as a host runs
+ahead of a GPU. (Sleeping first made every kernel wait for the executor's
+bookkeeping of the one before it: idle gaps on the stream no GPU has.)
+Unmodelled (the default), copies are a single np.copyto into a view of the
+arena.
 """
 import dataclasses
 import math
@@ -43,12 +50,13 @@ class SimOptions:
         d2d_bandwidth: modelled device-to-device bandwidth in bytes/s; None
             is unmodelled.
         copy_latency: modelled fixed cost of every copy, in seconds.
-        kernel_launch_latency: modelled delay before every kernel, in seconds.
+        kernel_launch_latency: modelled fixed cost of every kernel, in seconds.
         kernel_bandwidth: modelled bytes/s a kernel reads: a kernel also
             takes (bytes of its device-tensor arguments) / kernel_bandwidth
             seconds, so smaller tensors make shorter kernels (a memory-bound
-            roofline); None is unmodelled. Traced kernels include the
-            modelled time, as a GPU trace would.
+            roofline); None is unmodelled. A kernel holds its stream for its
+            modelled time or its real time, whichever is longer; traced
+            kernels span that, as a GPU trace would.
         allocation_retry_timeout: seconds an allocation that does not fit
             waits for frees before ResourceExhaustedError (TF waits 10 s).
         strict_host_access: refuse `as_array` outside this device's streams,
@@ -96,6 +104,8 @@ class SimExecutor(HostExecutor):
     def __init__(self, platform, ordinal, options):
         super().__init__(platform, ordinal, options)
         self._arena = None
+        self._free_at = {}  # stream -> time.perf_counter() its last modelled kernel ended in modelled time
+        self._wall_offset_ns = time.time_ns() - time.perf_counter_ns()  # perf_counter -> trace (wall) time
 
     def _create_allocator(self):
         self._arena = np.empty(self.options.memory_bytes, dtype=np.uint8)
@@ -137,10 +147,24 @@ class SimExecutor(HostExecutor):
         modelled = self.options.kernel_launch_latency
         if self.options.kernel_bandwidth:
             modelled += _argument_bytes(args) / self.options.kernel_bandwidth
-        if modelled:
-            stream.launch_started_ns = time.time_ns()  # the kernel's trace event starts here
-            time.sleep(modelled)
-        kernel(*args, **kwargs)
+        if not modelled:
+            kernel(*args, **kwargs)
+            return
+        now = time.perf_counter()
+        # The device's clock: a kernel starts when the stream's earlier work has ended in modelled time
+        # and it had been enqueued, as on a GPU. Not when this thread woke from sleeping through the
+        # kernel before: time.sleep overshoots by ~0.1 ms, and that is the simulator's, not the device's.
+        start = min(now, max(stream.launch_enqueued, stream.ready_floor, self._free_at.get(stream, 0.0)))
+        end = start + modelled
+        stream.launch_started_ns = self._wall_offset_ns + int(start * 1e9)  # the kernel's trace event
+        stream.launch_ends_ns = self._wall_offset_ns + int(end * 1e9)  # ... ends no sooner
+        try:
+            kernel(*args, **kwargs)
+        finally:
+            now = time.perf_counter()
+            self._free_at[stream] = max(end, now)  # (a kernel that ran longer than modelled held the stream)
+            if end > now:
+                time.sleep(end - now)  # the stream stays busy for the modelled time, as with copies
 
     def _model_copy(self, start, nbytes, bandwidth):
         modelled = self.options.copy_latency + (nbytes / bandwidth if bandwidth else 0.0)
