@@ -148,13 +148,15 @@ def encode(msg_type, request_id=0, fields=None, values=()):
 
 def encode_reply(request_id, error=None, fields=None, values=()):
     """A reply; `error` is an exception (OpError or other) or None."""
-    if error is None and not fields and len(values) == 1 and type(values[0]) is np.ndarray:
+    if error is None and not fields and len(values) == 1 and (type(values[0]) is np.ndarray or
+                                                              isinstance(values[0], np.generic)):
         # The RecvTensor answer, on every cross-process edge: format the header directly.
         spec, frame = encode_value(values[0])
-        if len(spec) == 2:
+        if "py" not in spec:
             shape = ",".join(map(str, spec["shape"]))
+            scalar = ',"scalar":true' if spec.get("scalar") else ""
             header = (f'{{"v":{PROTOCOL_VERSION},"type":"Reply","id":{int(request_id)},"error":null,'
-                      f'"tensors":[{{"dtype":"{spec["dtype"]}","shape":[{shape}]}}]}}')
+                      f'"tensors":[{{"dtype":"{spec["dtype"]}","shape":[{shape}]{scalar}}}]}}')
             return [header.encode(), frame]
     out = dict(fields or {})
     out["error"] = None if error is None else error_to_wire(error)

@@ -277,6 +277,7 @@ class WorkerService:
         self._stopping = False
         self._answers_sent = 0
         self._loop_ident = None
+        self._held_replies = []  # RunGraph replies of inline steps, sent once the loop's input is drained
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
         endpoints = {self.endpoint}
@@ -304,6 +305,9 @@ class WorkerService:
                         self._dispatch_safely(frames)
                     del frames
                     continue
+                if self._held_replies:
+                    self._send_held_replies()
+                    continue  # our sends may have consumed the socket's edge-triggered signal
                 # ZMQ_FD is edge-triggered: EVENTS was just checked, so a later arrival signals it again
                 # (and a thread that sends meanwhile checks EVENTS itself and wakes us through the pipe).
                 if any(fd == self._wake_r for fd, _ in poll.poll()):
@@ -318,8 +322,11 @@ class WorkerService:
                 print(f"graphrt worker {self.task}: the serving loop died: {type(e).__name__}: {e}",
                       file=sys.stderr)
         finally:
-            with lock:
-                self._close_sockets()
+            try:
+                self._send_held_replies()
+            finally:
+                with lock:
+                    self._close_sockets()
             if self.failure is not None:
                 self._running = False
                 if self._on_fatal is not None:
@@ -341,6 +348,11 @@ class WorkerService:
                 os.write(self._wake_w, b"\0")
             except OSError:
                 pass
+
+    def _send_held_replies(self):
+        held, self._held_replies = self._held_replies, []
+        for identity, request_id, error, fields, values in held:
+            self._reply(identity, request_id, error, fields, values)
 
     def _reply(self, identity, request_id, error=None, fields=None, values=()):
         if type(identity) is _InProcessCaller:
@@ -571,10 +583,17 @@ class WorkerService:
         self._end_step(pending)
         # Replied only once the step is no longer running here (a status request that follows sees it).
         if error is not None:
-            self._reply(pending.identity, pending.request_id, error)
+            reply = (pending.identity, pending.request_id, error, None, ())
         else:
-            self._reply(pending.identity, pending.request_id,
-                        fields={"recv_keys": pending.recv_keys, "result": result}, values=values)
+            reply = (pending.identity, pending.request_id, None, {"recv_keys": pending.recv_keys, "result": result},
+                     values)
+        if threading.get_ident() == self._loop_ident:
+            # An inline step, finished on the serving loop: the RecvTensor requests that came in meanwhile
+            # are answered first. Other tasks' steps wait on those tensors; the master waits for
+            # everything anyway.
+            self._held_replies.append(reply)
+        else:
+            self._reply(*reply)
 
     def _end_step(self, pending):
         step_id = pending.step.step_id
