@@ -273,10 +273,12 @@ class _Builder:
         else:
             seed = self._gate(k, self.bwd[(k + 1, i)])
         stage = self.stages[k]
-        # The labels are gated inputs of the last stage too, but nothing needs their gradient.
-        diff_inputs = [t for t in inputs[:len(inputs) - self._label_count(k)] if t.dtype.base_dtype.is_trainable]
+        # Nothing takes the gradient of stage 0's inputs (the batch) nor of the labels, which are gated
+        # inputs of the last stage too: computing them would be a matmul or more per micro-batch, wasted.
+        diff_inputs = [] if k == 0 else [t for t in inputs[:len(inputs) - self._label_count(k)]
+                                         if t.dtype.base_dtype.is_trainable]
         wrt = diff_inputs + stage.variables
-        grads = gradients(outputs, wrt, grad_ys=seed, stop_gradients=diff_inputs,
+        grads = gradients(outputs, wrt, grad_ys=seed, stop_gradients=list(inputs),
                           colocate_gradients_with_ops=True, name="gradients")
         input_grads = grads[:len(diff_inputs)]
         if k > 0:

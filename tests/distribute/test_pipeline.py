@@ -234,6 +234,26 @@ def test_every_op_of_a_task_waits_for_the_previous_task_of_its_device(graph, sch
     assert checked > 200
 
 
+def test_stage0_computes_no_gradient_for_the_batch():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(np.ones([BATCH, WIDTH], np.float32))
+        pipe = tf.distribute.pipeline([_stage(k) for k in range(2)], ["/device:CPU:0", "/device:CPU:1"], inputs=x,
+                                      labels=x, loss_fn=_loss, micro_batches=2)
+        train = pipe.minimize(tf.train.GradientDescentOptimizer(0.1))
+        with tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(tf.global_variables_initializer())
+            md = tf.RunMetadata()
+            sess.run(train, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    matmul_grads = {}
+    for dev in md.step_stats.dev_stats:
+        for ns in dev.node_stats:
+            if "/B" in ns.node_name and ns.op == "MatMul":
+                matmul_grads.setdefault(ns.node_name.split("/")[1], set()).add(ns.node_name.rsplit("/", 1)[1])
+    # dense: MatMul_grad/MatMul is the input's gradient (dy W^T), MatMul_1 the kernel's (x^T dy)
+    assert matmul_grads == {"stage0": {"MatMul_1"}, "stage1": {"MatMul", "MatMul_1"}}
+
+
 def test_the_labels_get_no_gradient(graph):
     x = tf.placeholder(tf.float32, [BATCH, WIDTH])
     tf.distribute.pipeline([_stage(k) for k in range(2)], ["/device:CPU:0", "/device:CPU:1"], inputs=x,
