@@ -80,10 +80,12 @@ class Stream:
         self._closed = False
         self._sub_streams = []
         # For platforms that model a device clock (sim): when the kernel being launched was enqueued,
-        # and when the last other work that later work waits behind (a copy, a wait, a host callback)
-        # ended, in time.perf_counter() seconds. Set on the worker thread.
+        # when the last other work that later work waits behind (a copy, a wait, a host callback)
+        # ended, and when the last kernel ended on the device's clock, in time.perf_counter() seconds.
+        # Set on the worker thread.
         self.launch_enqueued = 0.0
         self.ready_floor = 0.0
+        self.modelled_free_at = 0.0
 
     # -- state ------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ import numpy as np
 
 import graphrt as tf
 
-LATENCY = 0.02  # seconds per kernel: far longer than the executor's bookkeeping between two kernels
+LATENCY = 0.05  # seconds per kernel: far longer than the executor needs to queue the next one
 
 
 def _traced(fetches, sim_count=1):

@@ -104,7 +104,6 @@ class SimExecutor(HostExecutor):
     def __init__(self, platform, ordinal, options):
         super().__init__(platform, ordinal, options)
         self._arena = None
-        self._free_at = {}  # stream -> time.perf_counter() its last modelled kernel ended in modelled time
         self._wall_offset_ns = time.time_ns() - time.perf_counter_ns()  # perf_counter -> trace (wall) time
 
     def _create_allocator(self):
@@ -154,7 +153,7 @@ class SimExecutor(HostExecutor):
         # The device's clock: a kernel starts when the stream's earlier work has ended in modelled time
         # and it had been enqueued, as on a GPU. Not when this thread woke from sleeping through the
         # kernel before: time.sleep overshoots by ~0.1 ms, and that is the simulator's, not the device's.
-        start = min(now, max(stream.launch_enqueued, stream.ready_floor, self._free_at.get(stream, 0.0)))
+        start = min(now, max(stream.launch_enqueued, stream.ready_floor, stream.modelled_free_at))
         end = start + modelled
         stream.launch_started_ns = self._wall_offset_ns + int(start * 1e9)  # the kernel's trace event
         stream.launch_ends_ns = self._wall_offset_ns + int(end * 1e9)  # ... ends no sooner
@@ -162,7 +161,7 @@ class SimExecutor(HostExecutor):
             kernel(*args, **kwargs)
         finally:
             now = time.perf_counter()
-            self._free_at[stream] = max(end, now)  # (a kernel that ran longer than modelled held the stream)
+            stream.modelled_free_at = max(end, now)  # (a kernel that ran longer than modelled held it)
             if end > now:
                 time.sleep(end - now)  # the stream stays busy for the modelled time, as with copies
 
