@@ -242,8 +242,9 @@ class DeviceKernel:
         # is still queued on the GPU: outputs carry the event recorded after it.
         # a modelled kernel time (sim's cost model) is spent by the executor's _launch, after the kernel
         # has run and called done: its outputs are then ready only at the event recorded after it.
-        self.modelled = bool(getattr(getattr(self.executor, "options", None), "models_costs", False))
-        self.queued = not self.numpy or self.modelled
+        options = getattr(self.executor, "options", None)
+        self.modelled = bool(getattr(options, "models_costs", False))
+        self.queued = not self.numpy or bool(getattr(options, "models_kernel_costs", False))
         op_def = registry.get_op_def(ctx.op_type)
         host_out = _positions(op_def.outputs, ctx.attrs, kdef.host_memory)
         self.n_out = len(ctx.output_dtypes)

@@ -56,3 +56,11 @@ def test_another_device_receives_a_kernels_output_after_its_modelled_end(graph):
     produced = producer.all_start_micros + producer.all_end_rel_micros
     assert copies and all(c.all_start_micros >= produced for c in copies)
     assert consumer.all_start_micros >= max(c.all_start_micros + c.all_end_rel_micros for c in copies)
+
+
+def test_only_modelled_kernel_costs_make_sim_kernels_complete_at_an_event(graph):
+    from graphrt.executor import SimOptions
+    assert SimOptions(kernel_launch_latency=1e-6).models_kernel_costs
+    assert SimOptions(kernel_bandwidth=1e9).models_kernel_costs
+    # A modelled copy alone leaves kernels as they were: finished, outputs ready, when done is called.
+    assert not SimOptions(copy_latency=1e-5).models_kernel_costs and SimOptions(copy_latency=1e-5).models_costs

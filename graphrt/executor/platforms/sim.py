@@ -92,6 +92,11 @@ class SimOptions:
         return options_from_mapping(cls, mapping)
 
     @property
+    def models_kernel_costs(self):
+        """True when kernels have a modelled time (they then run at its start: see the module docstring)."""
+        return self.kernel_launch_latency > 0 or self.kernel_bandwidth is not None
+
+    @property
     def models_costs(self):
         """True when any copy or kernel cost is modelled."""
         return (self.copy_bandwidth is not None or self.d2d_bandwidth is not None
