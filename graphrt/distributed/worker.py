@@ -78,7 +78,7 @@ _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or runnin
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
 _SHUTDOWN_ANSWER_GRACE_S = 0.2
-_MAX_CACHED_KEYS = 4096       # parsed feed/fetch keys kept per registered graph
+_MAX_CACHED_KEYS = 4096       # parsed keys kept per registered graph, and for RecvTensor
 _INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it  # how long a stopping worker lets peers read its Shutdown answers
 
 
@@ -277,6 +277,7 @@ class WorkerService:
         self._stopping = False
         self._answers_sent = 0
         self._loop_ident = None
+        self._recv_keys = {}  # RecvTensor key text -> ParsedKey: the same keys come every step
         self._held_replies = []  # RunGraph replies of inline steps, sent once the loop's input is drained
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
@@ -603,7 +604,13 @@ class WorkerService:
 
     def _recv_tensor(self, identity, message):
         step_id = message.fields["step_id"]
-        key = parse_key(message.fields["key"])
+        text = message.fields["key"]
+        key = self._recv_keys.get(text)
+        if key is None:
+            key = parse_key(text)  # raises InvalidArgumentError for a bad key: nothing is cached
+            if len(self._recv_keys) >= _MAX_CACHED_KEYS:
+                self._recv_keys.clear()  # bounded whatever peers send
+            self._recv_keys[text] = key
         device = self._by_name.get(key.src_device)
         if device is None:
             raise errors.InvalidArgumentError(f"Invalid rendezvous key (src): {key.full_key} @ {self.task}",

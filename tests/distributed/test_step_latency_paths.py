@@ -159,6 +159,39 @@ def test_a_serving_loop_answers_waiting_tensors_before_its_inline_run_graph_repl
             server.stop()
 
 
+def test_recv_tensor_keys_are_parsed_once_and_the_cache_stays_bounded(monkeypatch):
+    import zmq
+
+    from graphrt.distributed import worker as worker_module
+    from graphrt.distributed.worker import WorkerService
+    from graphrt.rendezvous import ParsedKey
+    monkeypatch.setattr(worker_module, "_MAX_CACHED_KEYS", 4)
+    service = WorkerService({"worker": [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]}, "worker", 0)
+    sent = []
+    service._send = lambda identity, frames: sent.append(wire.decode(frames, expect=frozenset({wire.REPLY})))
+    try:
+        device = service.devices[0]
+        base = ParsedKey(device.name, device.incarnation, "/job:worker/replica:0/task:1/device:CPU:0", "e")
+        rendezvous = service.rendezvous.find_or_create(5)
+        texts = []
+        for i in range(10):
+            key = base.with_frame_iter(0, i)
+            rendezvous.send(key, np.float32(i))
+            texts.append(key.full_key)
+        texts.append("not;a;key")
+
+        def ask(text):
+            frames = wire.encode("RecvTensor", len(sent) + 1, {"step_id": 5, "key": text})
+            service._dispatch([zmq.Frame(b"peer")] + [zmq.Frame(f) for f in frames])
+        for text in texts:
+            ask(text)
+        assert [m.values[0] for m in sent[:10]] == list(range(10))
+        assert isinstance(sent[10].error, errors.InvalidArgumentError) and "not;a;key" in str(sent[10].error)
+        assert 0 < len(service._recv_keys) <= 4 and "not;a;key" not in service._recv_keys
+    finally:
+        service.stop()
+
+
 def test_deferred_cleanups_ride_on_the_next_run_graph():
     sent = _Sent()
     pending = DeferredCleanups(sent)
