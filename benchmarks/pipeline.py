@@ -30,9 +30,12 @@ from _util import emit  # noqa: E402
 K = 4
 BATCH, WIDTH, LAYERS_PER_STAGE = 2048, 16, 3
 # Modelled costs dominate the real ones (small arrays, cheap kernels), so the figures hold on a busy
-# machine: reading a full-batch activation (128 KiB) takes 32 ms, a weight (1 KiB) 0.25 ms, every
-# kernel costs 20 us more, a copy 50 us, and a d2d copy moves 1 GB/s.
-SIM_OPTIONS = {"kernel_bandwidth": 4e6, "kernel_launch_latency": 2e-5, "copy_latency": 5e-5, "d2d_bandwidth": 1e9}
+# machine: reading a full-batch activation (128 KiB) takes 64 ms, a weight (1 KiB) 0.5 ms, every
+# kernel costs 20 us more, a copy 50 us, and a d2d copy moves 1 GB/s. The host's own work between a
+# stage's output and the next stage's kernel (the copy's event, the Recv, the launch) is real time,
+# about 0.3 ms and more on a loaded machine, which GPipe's lock-step forwards expose at every
+# micro-batch: kernels of ~4 ms at M=16 keep that a small share (at ~2 ms a busy machine added 0.03).
+SIM_OPTIONS = {"kernel_bandwidth": 2e6, "kernel_launch_latency": 2e-5, "copy_latency": 5e-5, "d2d_bandwidth": 1e9}
 REPEATS = 3
 
 
