@@ -14,6 +14,17 @@ step_fn returns (the train op) run before the step's tensors are recorded,
 and a use of a variable in the loop body reads it after the previous
 iteration's update, so K sunk steps give what K separate runs give. The
 recorded tensors go to TensorArrays and come back stacked: [K, ...].
+
+With `infeed_queue` (graphrt.infeed.InfeedQueue, TF's tpu.repeat
+argument) each step also dequeues one batch from the device's infeed and
+passes its tensors to step_fn after the gathered ones. The host puts the
+batches with the queue's enqueue op in runs of its own, before or while
+the loop runs (graphrt.infeed.InfeedThread), so batch i+1 is copied to the
+device while step i computes; the infeed holds 16 batches at most.
+
+    q = InfeedQueue(tuple_types=[tf.float32, tf.float32], tuple_shapes=[[32, 4], [32, 1]])
+    enqueue, = q.generate_enqueue_ops([[x, y]])
+    losses = tf.train.repeat(step, K, infeed_queue=q)
 """
 from .. import errors
 from ..framework import dtypes as dtypes_lib
@@ -23,7 +34,7 @@ from ..ops import array_ops, control_flow_ops, control_ops, math_ops, nest
 from ..tensor_array import TensorArray
 
 
-def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="repeat"):
+def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), infeed_queue=None, name="repeat"):
     """Runs `step_fn(*batch_i)` for i = 0 .. iterations-1 inside one while loop.
 
     Args:
@@ -33,6 +44,8 @@ def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="r
         inputs: a tensor or list of tensors whose axis 0 has K entries.
         dtypes: dtypes of the tensors step_fn records (one float32 scalar,
             the loss, by default; () when it records none).
+        infeed_queue: an InfeedQueue whose next batch each step dequeues (on
+            the device in scope) and gives step_fn after the inputs' slices.
 
     Returns:
         A list with each recorded tensor stacked over the steps ([K, ...]), or
@@ -63,6 +76,8 @@ def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="r
                 b = array_ops.gather(t, i)
                 b.set_shape(t.shape[1:])
                 batch.append(b)
+            if infeed_queue is not None:
+                batch.extend(infeed_queue.generate_dequeue_op())
             ops, tensors = _split_outputs(step_fn(*batch))
             if [t.dtype.base_dtype for t in tensors] != dtypes:
                 raise errors.InvalidArgumentError(
