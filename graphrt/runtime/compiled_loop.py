@@ -306,10 +306,11 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     kernels = [it for it in sf.items if it.op not in _CONTROL_FLOW_OPS and not _is_alias(it)]
     plan.consts = tuple(_entry(it, data_in, reg, base) for it in kernels if _is_const(it))
     plan.cond = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id not in body and not _is_const(it))
-    plan.body = _with_clears(tuple(_entry(it, data_in, reg, base) for it in kernels
-                                   if it.id in body and not _is_const(it)), {n for _, _, n in merges})
+    plan.body = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it))
     plan.exits = tuple(exits)
     plan.stream = _loop_stream(sf, kernels)
+    if plan.stream is None:  # (a device's variables swap in a new buffer at every update anyway)
+        plan.body = _with_clears(plan.body, {n for _, _, n in merges})
     return plan
 
 
