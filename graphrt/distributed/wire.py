@@ -133,6 +133,12 @@ class Message:
 
 def encode(msg_type, request_id=0, fields=None, values=()):
     """The frames of one message: [header bytes, *payload buffers] (buffers zero-copy)."""
+    if msg_type == "RecvTensor" and not values and len(fields) == 2:
+        # On every cross-process edge of every step: the same JSON as below, formatted directly.
+        step_id, key = fields.get("step_id"), fields.get("key")
+        if type(step_id) is int and type(key) is str:
+            return [f'{{"v":{PROTOCOL_VERSION},"type":"RecvTensor","id":{int(request_id)},"step_id":{step_id},'
+                    f'"key":{_json_string(key)}}}'.encode()]
     specs, frames = [], []
     for value in values:
         spec, frame = encode_value(value)
@@ -148,13 +154,15 @@ def encode(msg_type, request_id=0, fields=None, values=()):
 
 def encode_reply(request_id, error=None, fields=None, values=()):
     """A reply; `error` is an exception (OpError or other) or None."""
-    if error is None and not fields and len(values) == 1 and type(values[0]) is np.ndarray:
+    if error is None and not fields and len(values) == 1 and (type(values[0]) is np.ndarray or
+                                                              isinstance(values[0], np.generic)):
         # The RecvTensor answer, on every cross-process edge: format the header directly.
         spec, frame = encode_value(values[0])
-        if len(spec) == 2:
+        if "py" not in spec:
             shape = ",".join(map(str, spec["shape"]))
+            scalar = ',"scalar":true' if spec.get("scalar") else ""
             header = (f'{{"v":{PROTOCOL_VERSION},"type":"Reply","id":{int(request_id)},"error":null,'
-                      f'"tensors":[{{"dtype":"{spec["dtype"]}","shape":[{shape}]}}]}}')
+                      f'"tensors":[{{"dtype":"{spec["dtype"]}","shape":[{shape}]{scalar}}}]}}')
             return [header.encode(), frame]
     out = dict(fields or {})
     out["error"] = None if error is None else error_to_wire(error)
@@ -162,6 +170,7 @@ def encode_reply(request_id, error=None, fields=None, values=()):
 
 
 _EMPTY = b""
+_json_string = json.encoder.encode_basestring_ascii  # json.dumps's own quoting of a str
 
 
 def encode_value(value):
@@ -338,33 +347,32 @@ def _check_common(header, expect):
 
 
 def _check_field(msg_type, name, kind, value):
-    where = f"{msg_type}.{name}"
     if kind == "int":
         if type(value) is not int or not 0 <= value < _U63:
-            raise WireError(f"{where} must be an integer in [0, 2**63)")
+            raise WireError(f"{msg_type}.{name} must be an integer in [0, 2**63)")
     elif kind == "bool":
         if type(value) is not bool:
-            raise WireError(f"{where} must be a boolean")
+            raise WireError(f"{msg_type}.{name} must be a boolean")
     elif kind == "str":
         if type(value) is not str or len(value) > _MAX_STR:
-            raise WireError(f"{where} must be a string of at most {_MAX_STR} characters")
+            raise WireError(f"{msg_type}.{name} must be a string of at most {_MAX_STR} characters")
     elif kind == "keys":
         if type(value) is not list or len(value) > _MAX_KEYS or \
                 any(type(k) is not str or len(k) > _MAX_STR for k in value):
-            raise WireError(f"{where} must be a list of strings")
+            raise WireError(f"{msg_type}.{name} must be a list of strings")
     elif kind == "ints":
         if type(value) is not list or len(value) > _MAX_INTS or \
                 any(type(i) is not int or not 0 <= i < _U63 for i in value):
-            raise WireError(f"{where} must be a list of at most {_MAX_INTS} integers in [0, 2**63)")
+            raise WireError(f"{msg_type}.{name} must be a list of at most {_MAX_INTS} integers in [0, 2**63)")
     elif kind == "dict":
         if type(value) is not dict:
-            raise WireError(f"{where} must be a JSON object")
+            raise WireError(f"{msg_type}.{name} must be a JSON object")
     elif kind == "strmap":
         if type(value) is not dict or any(type(v) is not str for v in value.values()):
-            raise WireError(f"{where} must be an object of strings")
+            raise WireError(f"{msg_type}.{name} must be an object of strings")
     elif kind == "error":
         if value is not None:
-            _check_error(where, value)
+            _check_error(f"{msg_type}.{name}", value)
     else:  # pragma: no cover - schema typo
         raise AssertionError(kind)
     return value

@@ -78,7 +78,7 @@ _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or runnin
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
 _SHUTDOWN_ANSWER_GRACE_S = 0.2
-_MAX_CACHED_KEYS = 4096       # parsed feed/fetch keys kept per registered graph
+_MAX_CACHED_KEYS = 4096       # parsed keys kept per registered graph, and for RecvTensor
 _INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it  # how long a stopping worker lets peers read its Shutdown answers
 
 
@@ -277,6 +277,8 @@ class WorkerService:
         self._stopping = False
         self._answers_sent = 0
         self._loop_ident = None
+        self._recv_keys = {}  # RecvTensor key text -> ParsedKey: the same keys come every step
+        self._held_replies = []  # RunGraph replies of inline steps, sent once the loop's input is drained
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
         endpoints = {self.endpoint}
@@ -304,6 +306,9 @@ class WorkerService:
                         self._dispatch_safely(frames)
                     del frames
                     continue
+                if self._held_replies:
+                    self._send_held_replies()
+                    continue  # our sends may have consumed the socket's edge-triggered signal
                 # ZMQ_FD is edge-triggered: EVENTS was just checked, so a later arrival signals it again
                 # (and a thread that sends meanwhile checks EVENTS itself and wakes us through the pipe).
                 if any(fd == self._wake_r for fd, _ in poll.poll()):
@@ -318,8 +323,11 @@ class WorkerService:
                 print(f"graphrt worker {self.task}: the serving loop died: {type(e).__name__}: {e}",
                       file=sys.stderr)
         finally:
-            with lock:
-                self._close_sockets()
+            try:
+                self._send_held_replies()
+            finally:
+                with lock:
+                    self._close_sockets()
             if self.failure is not None:
                 self._running = False
                 if self._on_fatal is not None:
@@ -341,6 +349,11 @@ class WorkerService:
                 os.write(self._wake_w, b"\0")
             except OSError:
                 pass
+
+    def _send_held_replies(self):
+        held, self._held_replies = self._held_replies, []
+        for identity, request_id, error, fields, values in held:
+            self._reply(identity, request_id, error, fields, values)
 
     def _reply(self, identity, request_id, error=None, fields=None, values=()):
         if type(identity) is _InProcessCaller:
@@ -571,10 +584,17 @@ class WorkerService:
         self._end_step(pending)
         # Replied only once the step is no longer running here (a status request that follows sees it).
         if error is not None:
-            self._reply(pending.identity, pending.request_id, error)
+            reply = (pending.identity, pending.request_id, error, None, ())
         else:
-            self._reply(pending.identity, pending.request_id,
-                        fields={"recv_keys": pending.recv_keys, "result": result}, values=values)
+            reply = (pending.identity, pending.request_id, None, {"recv_keys": pending.recv_keys, "result": result},
+                     values)
+        if threading.get_ident() == self._loop_ident:
+            # An inline step, finished on the serving loop: the RecvTensor requests that came in meanwhile
+            # are answered first. Other tasks' steps wait on those tensors; the master waits for
+            # everything anyway.
+            self._held_replies.append(reply)
+        else:
+            self._reply(*reply)
 
     def _end_step(self, pending):
         step_id = pending.step.step_id
@@ -584,7 +604,13 @@ class WorkerService:
 
     def _recv_tensor(self, identity, message):
         step_id = message.fields["step_id"]
-        key = parse_key(message.fields["key"])
+        text = message.fields["key"]
+        key = self._recv_keys.get(text)
+        if key is None:
+            key = parse_key(text)  # raises InvalidArgumentError for a bad key: nothing is cached
+            if len(self._recv_keys) >= _MAX_CACHED_KEYS:
+                self._recv_keys.clear()  # bounded whatever peers send
+            self._recv_keys[text] = key
         device = self._by_name.get(key.src_device)
         if device is None:
             raise errors.InvalidArgumentError(f"Invalid rendezvous key (src): {key.full_key} @ {self.task}",

@@ -217,7 +217,10 @@ class Operation:
         return dict(self._attrs)
 
     def colocation_groups(self):
-        """The `loc:@name` groups this op belongs to; its own name if none."""
+        """The `loc:@name` groups this op belongs to (bytes, as TF's); its own name if none."""
+        return [group.encode() for group in self._colocation_groups()]
+
+    def _colocation_groups(self):
         groups = [g for g in self._attrs.get("_class", ()) if g.startswith("loc:@")]
         return groups or [f"loc:@{self._name}"]
 
@@ -470,7 +473,7 @@ class Graph:
             if self._colocation_stack:
                 groups = set(op._attrs.get("_class", ()))
                 for coloc in self._colocation_stack:
-                    groups.update(coloc.colocation_groups())
+                    groups.update(coloc._colocation_groups())
                     if coloc.device:
                         op._device = coloc.device
                 op._attrs["_class"] = sorted(groups)

@@ -6,6 +6,8 @@ name unique), convert Python and numpy values to `Const` ops named after
 the argument they feed (`add/y`), unify the inputs of each type attr
 (mismatched dtypes are a TypeError), then create the op.
 """
+import contextlib
+
 import numpy as np
 
 from . import dtypes as dtypes_lib
@@ -187,8 +189,21 @@ def apply_op(op_type, inputs, name=None, **attrs):
                 converted.extend(tensors)
             else:
                 converted.append(_convert_arg(op_def, arg, value, attrs, arg.name))
-        op = g.create_op(op_type, converted, attrs, name=scope)
-    return op
+        # As TF's op_def_library: an op that takes a ref (a variable's buffer) lives with that variable,
+        # whatever device function is in force (e.g. IsVariableInitialized under replica_device_setter).
+        refs = [t.op for arg, t in zip(_flat_args(op_def, attrs), converted) if arg.is_ref]
+        if not refs:
+            return g.create_op(op_type, converted, attrs, name=scope)
+        with contextlib.ExitStack() as colocations:
+            for ref_op in refs:
+                colocations.enter_context(g.colocate_with(ref_op))
+            return g.create_op(op_type, converted, attrs, name=scope)
+
+
+def _flat_args(op_def, attrs):
+    """The op's input args, a list arg repeated once per tensor it holds."""
+    for arg in op_def.inputs:
+        yield from [arg] * (attrs[arg.number_attr] if arg.number_attr else 1)
 
 
 def _infer_type_attrs_from_tensors(op_def, inputs, attrs):

@@ -4,6 +4,8 @@
 (or `v/Initializer/...` for a callable), the `v` VariableV2 op, `v/Assign`
 (its initializer) and `v/read`, the snapshot every value use goes through.
 """
+import os
+
 import numpy as np
 
 from ..framework import dtypes
@@ -297,11 +299,13 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     var_list = global_variables() + local_variables() if var_list is None else var_list
     g = get_default_graph()
     with g.name_scope(name):
-        if not var_list:
-            return convert_to_tensor(np.array([], dtype=object))
-        init_flags = array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
-        names = convert_to_tensor(np.array([v.op.name.encode() for v in var_list], dtype=object))
-        return array_ops.boolean_mask(names, math_ops.logical_not(init_flags))
+        # Each check lives with its variable; the mask is built on this task's CPU, as TF's.
+        flags = [state_ops.is_variable_initialized(v) for v in var_list]
+        with g.device(os.environ.get("TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING", "/cpu:0")):
+            if not var_list:
+                return convert_to_tensor(np.array([], dtype=object))
+            names = convert_to_tensor(np.array([v.op.name.encode() for v in var_list], dtype=object))
+            return array_ops.boolean_mask(names, math_ops.logical_not(array_ops.stack(flags)))
 
 
 def assert_variables_initialized(var_list=None):

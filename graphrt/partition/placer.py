@@ -243,6 +243,9 @@ def _reason(node, group, requested_by, soft_note):
         return "feed/fetch: on the client device"
     if soft_note:
         return soft_note
+    anchors = [g[len("loc:@"):] for g in node.attrs.get("_class", ()) if g != f"loc:@{node.name}"]
+    if anchors:  # its device, if any, was copied from the op it is colocated with
+        return f"colocated with {anchors[0]}"
     if node.device:
         return f"requested {DeviceSpec.from_string(node.device).to_string()}"
     if len(group) > 1:

@@ -94,6 +94,32 @@ def test_a_local_cluster_with_variables_on_the_ps_task():
             server.stop()
 
 
+def test_report_uninitialized_variables_under_replica_device_setter():
+    """Each IsVariableInitialized takes its variable's ref, so it lives on the variable's ps task (as TF
+    places it), whatever the device function says; the name mask is built on the worker's CPU."""
+    from graphrt.distributed.cluster import create_local_cluster
+    workers, ps = create_local_cluster(num_workers=1, num_ps=2)
+    try:
+        cluster = tf.train.ClusterSpec(workers[0].cluster_spec)
+        g = tf.Graph()
+        with g.as_default(), tf.device(tf.train.replica_device_setter(cluster=cluster)):
+            w = tf.Variable(1.0, name="w")
+            b = tf.Variable(2.0, name="b")
+            report = tf.report_uninitialized_variables()
+            init = tf.variables_initializer([w])
+        checks = [op for op in g.get_operations() if op.type == "IsVariableInitialized"]
+        assert [op.device for op in checks] == ["/job:ps/task:0", "/job:ps/task:1"]
+        assert [op.colocation_groups() for op in checks] == [[b"loc:@w"], [b"loc:@b"]]
+        assert report.device == "/job:worker/device:CPU:0"
+        with tf.Session(workers[0].target, graph=g) as sess:
+            assert list(sess.run(report)) == [b"w", b"b"]
+            sess.run(init)
+            assert list(sess.run(report)) == [b"b"]
+    finally:
+        for server in workers + ps:
+            server.stop()
+
+
 def test_a_registered_graph_must_come_partitioned_per_device():
     """The worker splits what it is sent by device; an edge between devices that is not a _Send/_Recv
     pair (a graph not partitioned by the master) is refused, naming the node."""

@@ -118,6 +118,80 @@ class _Sent:
         self.event.set()
 
 
+def test_a_serving_loop_answers_waiting_tensors_before_its_inline_run_graph_replies():
+    """Task 1's RunGraph (cheap: it runs on its serving loop) and task 0's RecvTensor for the tensor it
+    sends reach task 1 together. The tensor goes out before the RunGraph reply: task 0's step waits on
+    it, while the master waits for both anyway."""
+    from graphrt.distributed.channel import stop_serving_in_process
+    from graphrt.distributed.cluster import create_local_cluster
+    workers, _ = create_local_cluster(num_workers=2)
+    remote = workers[1].service
+    stop_serving_in_process(remote)  # the master reaches task 1 through its socket, as another process would
+    replies = []
+    send = remote._send
+
+    def recording_send(identity, frames):
+        header = wire.decode(frames, expect=frozenset({wire.REPLY}))
+        replies.append("RunGraph" if "recv_keys" in header.fields else "RecvTensor" if header.values else "other")
+        send(identity, frames)
+    remote._send = recording_send
+    try:
+        with tf.Graph().as_default():
+            with tf.device("/job:worker/task:1"):
+                x = tf.constant(2.0) * 3.0
+            with tf.device("/job:worker/task:0"):
+                y = x + 1.0
+            with tf.Session(workers[0].target) as sess:
+                for _ in range(4):  # profiles task 1's kernels: cheap, so its RunGraph runs inline
+                    assert sess.run(y) == 7.0
+                assert remote._graphs and all(g.runs_inline() for g in remote._graphs.values())
+                got = []
+                with remote._router_lock:  # the loop cannot read until both requests are queued
+                    runner = threading.Thread(target=lambda: got.append(sess.run(y)))
+                    runner.start()
+                    time.sleep(0.3)
+                    del replies[:]
+                runner.join(30)
+                assert got == [7.0]
+        assert replies[:2] == ["RecvTensor", "RunGraph"]
+    finally:
+        for server in workers:
+            server.stop()
+
+
+def test_recv_tensor_keys_are_parsed_once_and_the_cache_stays_bounded(monkeypatch):
+    import zmq
+
+    from graphrt.distributed import worker as worker_module
+    from graphrt.distributed.worker import WorkerService
+    from graphrt.rendezvous import ParsedKey
+    monkeypatch.setattr(worker_module, "_MAX_CACHED_KEYS", 4)
+    service = WorkerService({"worker": [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]}, "worker", 0)
+    sent = []
+    service._send = lambda identity, frames: sent.append(wire.decode(frames, expect=frozenset({wire.REPLY})))
+    try:
+        device = service.devices[0]
+        base = ParsedKey(device.name, device.incarnation, "/job:worker/replica:0/task:1/device:CPU:0", "e")
+        rendezvous = service.rendezvous.find_or_create(5)
+        texts = []
+        for i in range(10):
+            key = base.with_frame_iter(0, i)
+            rendezvous.send(key, np.float32(i))
+            texts.append(key.full_key)
+        texts.append("not;a;key")
+
+        def ask(text):
+            frames = wire.encode("RecvTensor", len(sent) + 1, {"step_id": 5, "key": text})
+            service._dispatch([zmq.Frame(b"peer")] + [zmq.Frame(f) for f in frames])
+        for text in texts:
+            ask(text)
+        assert [m.values[0] for m in sent[:10]] == list(range(10))
+        assert isinstance(sent[10].error, errors.InvalidArgumentError) and "not;a;key" in str(sent[10].error)
+        assert 0 < len(service._recv_keys) <= 4 and "not;a;key" not in service._recv_keys
+    finally:
+        service.stop()
+
+
 def test_deferred_cleanups_ride_on_the_next_run_graph():
     sent = _Sent()
     pending = DeferredCleanups(sent)

@@ -49,6 +49,21 @@ def test_tensors_are_sent_and_received_without_copies():
     assert not got.flags.writeable
 
 
+@pytest.mark.parametrize("key", ["/job:w/replica:0/task:0/device:CPU:0;56aa789f95807323;"
+                                 "/job:w/replica:0/task:1/device:CPU:0;x:0;0:0", 'we"ird\\k\u00e9\n'])
+def test_the_hot_messages_have_the_general_encoding(key):
+    """RecvTensor requests and one-tensor replies are formatted directly: the bytes must be what the
+    general encoder writes, so a peer cannot tell them apart."""
+    fast = wire.encode("RecvTensor", 12, {"step_id": 345, "key": key})
+    header = {"v": wire.PROTOCOL_VERSION, "type": "RecvTensor", "id": 12, "step_id": 345, "key": key}
+    assert fast == [json.dumps(header, separators=(",", ":")).encode()]
+    assert wire.decode(fast).fields == {"step_id": 345, "key": key}
+    for value in (np.float32(1.5), np.arange(6, dtype=np.int64).reshape(2, 3), np.array([b"a"], dtype=object)):
+        fast = wire.encode_reply(3, None, None, [value])
+        general = wire.encode(wire.REPLY, 3, {"error": None}, [value])
+        assert json.loads(fast[0]) == json.loads(general[0]) and bytes(fast[1]) == bytes(general[1])
+
+
 def test_header_fields_and_errors_travel():
     err = errors.mark_derived(errors.AbortedError("Step 3", node="n", device="/job:w/replica:0/task:0/device:CPU:0"))
     frames = wire.encode_reply(9, err, {"recv_keys": ["k"]})

@@ -197,8 +197,8 @@ def test_colocate_with_takes_group_and_device(graph):
     assert b.device == "/job:worker/task:1"  # the colocated op's device wins over device scopes
     assert c.device == "/job:worker/task:1"
     assert b.op.get_attr("_class") == ["loc:@a"]
-    assert c.op.colocation_groups() == ["loc:@a"]
-    assert a.op.colocation_groups() == ["loc:@a"]
+    assert c.op.colocation_groups() == [b"loc:@a"]
+    assert a.op.colocation_groups() == [b"loc:@a"]
 
 
 def test_colocate_with_op_without_device_ignores_outer_scope(graph):
