@@ -14,8 +14,7 @@ Both queues are bounded; every blocking call takes a timeout
 queue: the wait ends with CancelledError, as a graph op's does when its
 step is aborted), and `close()` wakes all waiters with CancelledError and
 drops whatever was queued. An item may be a tuple of tensors (one batch of
-several components, as InfeedEnqueueTuple puts it) and carry a `tag`
-(`discard(tag)` takes back what a failed step queued).
+several components, as InfeedEnqueueTuple puts it).
 
 A CPU device's memory is the host's: `HostInfeedQueue` is its infeed,
 the same queue with numpy copies instead of device transfers.
@@ -69,7 +68,7 @@ class FeedQueue:
             dropped = list(self._items)
             self._items.clear()
             self._cond.notify_all()
-        for item, _ in dropped:
+        for item in dropped:
             _free(item)
 
     def wake(self):
@@ -77,16 +76,6 @@ class FeedQueue:
         with self._cond:
             self._cond.notify_all()
 
-    def discard(self, tag):
-        """Drops (and frees) the queued items put with `tag`; returns how many."""
-        with self._cond:
-            kept = [entry for entry in self._items if entry[1] is not tag]
-            dropped = [item for item, t in self._items if t is tag]
-            self._items = collections.deque(kept)
-            self._cond.notify_all()
-        for item in dropped:
-            _free(item)
-        return len(dropped)
 
     def __repr__(self):
         state = "closed" if self._closed else f"{len(self._items)}/{self.capacity}"
@@ -108,14 +97,14 @@ class FeedQueue:
                         f"{self._name()}: put timed out after {timeout}s, queue full "
                         f"({self.capacity} items)", device=self.device_name)
 
-    def _fill_slot(self, item, tag=None):
+    def _fill_slot(self, item):
         with self._cond:
             self._reserved -= 1
             if self._closed:
                 cancelled = True
             else:
                 cancelled = False
-                self._items.append((item, tag))
+                self._items.append(item)
                 self._cond.notify_all()
         if cancelled:
             _free(item)
@@ -132,7 +121,7 @@ class FeedQueue:
             while True:
                 self._raise_if_closed()
                 if self._items:
-                    item = self._items.popleft()[0]
+                    item = self._items.popleft()
                     self._cond.notify_all()
                     return item
                 self._raise_if_stopped(stop, "get")
@@ -171,7 +160,7 @@ class InfeedQueue(FeedQueue):
 
     kind = "infeed"
 
-    def put(self, host_array, timeout=None, stop=None, tag=None, keep_on_host=()):
+    def put(self, host_array, timeout=None, stop=None, keep_on_host=()):
         """Copies `host_array` to the device and queues it; blocks while the queue is full.
 
         Args:
@@ -180,7 +169,6 @@ class InfeedQueue(FeedQueue):
             timeout: seconds to wait at most for room and for the copy.
             stop: a threading.Event; once set (and the queue woken), the
                 wait for room ends with CancelledError.
-            tag: marks the item for `discard(tag)`.
                 A DeviceTensor of this device is queued as is.
             keep_on_host: positions of a tuple's components that stay in host
                 memory (numpy copies), as int32 tensors do on accelerators.
@@ -200,7 +188,7 @@ class InfeedQueue(FeedQueue):
         except BaseException:
             self._release_slot()
             raise
-        self._fill_slot(item, tag)
+        self._fill_slot(item)
 
     def _copy_in(self, host_array, deadline):
         if isinstance(host_array, DeviceTensor) and host_array.executor is self.executor:
@@ -223,7 +211,7 @@ class InfeedQueue(FeedQueue):
             self._raise_if_closed()
             if not self._items:
                 return None
-            item = self._items.popleft()[0]
+            item = self._items.popleft()
             self._cond.notify_all()
             return item
 

@@ -168,13 +168,14 @@ def test_closing_the_session_cancels_a_waiting_dequeue(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_a_batch_of_other_shapes_is_an_invalid_argument_naming_the_op_and_device(device):
+def test_a_batch_of_other_shapes_or_dtypes_is_an_invalid_argument_naming_the_op_and_device(device):
     def build():
         x = tf.placeholder(tf.float32, None)
         enqueue = tf.contrib.tpu.infeed_enqueue_tuple([x], [[2]], name="put")
         loose = tf.contrib.tpu.infeed_enqueue_tuple([x], [[3]], name="put3")
-        return x, enqueue, loose, tf.contrib.tpu.infeed_dequeue_tuple([tf.float32], [[2]], name="take")[0]
-    sess, (x, enqueue, loose, dequeue) = _session_with(build, device)
+        return (x, enqueue, loose, tf.contrib.tpu.infeed_dequeue_tuple([tf.float32], [[2]], name="take")[0],
+                tf.contrib.tpu.infeed_dequeue(tf.int32, [2], name="ints"))
+    sess, (x, enqueue, loose, dequeue, ints) = _session_with(build, device)
     short = device.split("/device:")[1]
     with sess:
         with pytest.raises(errors.InvalidArgumentError, match=rf"put' on .*{short}: inputs are float32\[3\], but "
@@ -186,6 +187,10 @@ def test_a_batch_of_other_shapes_is_an_invalid_argument_naming_the_op_and_device
             sess.run(dequeue)
         sess.run(enqueue, {x: [5.0, 6.0]})  # the bad batch was dropped: the next one is served
         np.testing.assert_array_equal(sess.run(dequeue, options=FAST_FAIL), [5.0, 6.0])
+        sess.run(enqueue, {x: [7.0, 8.0]})
+        with pytest.raises(errors.InvalidArgumentError, match=rf"ints' on .*{short}: the infeed's next batch is "
+                                                             r"float32\[2\], but the op dequeues int32\[2\]"):
+            sess.run(ints)
 
 
 def test_a_device_ordinal_of_another_device_is_refused():

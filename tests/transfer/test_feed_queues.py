@@ -123,18 +123,14 @@ def test_a_stop_event_ends_a_wait_and_leaves_the_queue_usable(executor):
     assert len(queue) == 1 and queue.get_nowait() is not None and queue.get_nowait() is None
 
 
-def test_tuples_tags_and_discard(executor):
+def test_a_tuple_is_one_item_with_components_kept_on_the_host_as_asked(executor):
     queue = infeed(executor)
-    mine, other = object(), object()
-    queue.put((np.arange(3, dtype=np.float32), np.arange(2, dtype=np.int32)), tag=mine, keep_on_host=(1,))
-    queue.put(np.zeros(1, np.float32), tag=other)
-    queue.put(np.ones(1, np.float32), tag=mine)
-    assert queue.discard(mine) == 2 and len(queue) == 1
-    np.testing.assert_array_equal(transfer_from_device(queue.get(timeout=1)), [0.0])
     queue.put((np.arange(3, dtype=np.float32), np.arange(2, dtype=np.int32)), keep_on_host=(1,))
     on_device, on_host = queue.get(timeout=1)
     np.testing.assert_array_equal(transfer_from_device(on_device), [0.0, 1.0, 2.0])
     assert isinstance(on_host, np.ndarray) and on_host.tolist() == [0, 1]
+    queue.put((on_device,))  # a tensor of this device is queued as is
+    assert queue.get(timeout=1)[0] is on_device
 
 
 def test_a_host_infeed_queues_copies():
