@@ -9,6 +9,10 @@ infeed queue (TF's TPU infeed: `InfeedEnqueueTuple` / `InfeedDequeueTuple`).
     sess.run(losses)
     feeder.join(10)
 
+`tf.train.repeat(step, K, [xs, ys], infeed=True)` instead puts the K
+batches of its inputs into the infeed with one op of the loop's own run
+(`_InfeedEnqueueMany`, graphrt's), before the loop.
+
 The queue is the device's (`Device.infeed()`): on SIM the TransferManager's
 InfeedQueue of the device's executor, holding device tensors, on a CPU a
 HostInfeedQueue of numpy copies; bounded (16 batches), closed with the
@@ -20,7 +24,7 @@ wait (a full infeed, an empty one) ends with the step: its deadline
 (RunOptions.timeout_in_ms) gives DeadlineExceededError naming the op and
 device, Session.close() CancelledError. GPU devices have no infeed kernels.
 
-    infeed_ops.py       declarations, TF1 API, InfeedQueue, InfeedThread
+    infeed_ops.py       declarations, TF1 API, InfeedQueue, InfeedThread, enqueue_many
     infeed_kernels.py   the CPU and SIM kernels
 """
 from . import infeed_kernels  # noqa: F401 - registers the kernels

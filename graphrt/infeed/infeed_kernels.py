@@ -112,6 +112,34 @@ def _dequeue_factory(ctx):
     return dequeue
 
 
+def _enqueue_many_factory(ctx):
+    """_InfeedEnqueueMany: `num_batches` batches (their components one after the other) put at once;
+    the infeed grows to hold them, so a loop of the same step that takes them can run after it."""
+    device, node = ctx.device, ctx.name
+    spec = _spec(ctx.attr("dtypes"), ctx.attr("shapes"))
+    n, count = len(spec), ctx.attr("num_batches")
+    on_host = device.device_type == "CPU"
+
+    def enqueue_many(step, *inputs):
+        batches = [tuple(inputs[i * n:(i + 1) * n]) for i in range(count)]
+        for b in batches:
+            got = [(np.dtype(v.dtype), tuple(v.shape)) for v in b]
+            if got != spec:
+                raise errors.InvalidArgumentError(
+                    f"_InfeedEnqueueMany '{node}' on {device.name}: a batch is {_describe(got)}, but its shapes "
+                    f"attr says {_describe(spec)}", node=node, device=device.name)
+        queue = device.infeed()
+        queue.make_room(count)
+        for b in batches:
+            keep = () if on_host else tuple(k for k, v in enumerate(b) if isinstance(v, np.ndarray))
+            _wait(step, queue, lambda stop: queue.put(b, stop=stop, keep_on_host=keep),
+                  lambda: f"{node} (_InfeedEnqueueMany) on {device.name}: putting {count} batches into the infeed "
+                          f"({len(queue)} of {queue.capacity})")
+        return None
+    return enqueue_many
+
+
+register_kernel("_InfeedEnqueueMany", DEVICE_TYPES, kind=STEP, inexpensive=True)(_enqueue_many_factory)
 for _op in ("InfeedEnqueue", "InfeedEnqueueTuple"):
     register_kernel(_op, DEVICE_TYPES, kind=STEP, inexpensive=True)(_enqueue_factory)
 for _op in ("InfeedDequeue", "InfeedDequeueTuple"):

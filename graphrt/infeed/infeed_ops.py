@@ -24,7 +24,12 @@ register_op("InfeedDequeue", [], ["output: dtype"], attrs={"dtype": REQUIRED, "s
             shape_fn=lambda ctx: [ctx.attr("shape")], is_stateful=True, doc=_DEQUEUE_DOC)
 register_op("InfeedDequeueTuple", [], ["outputs: dtypes"], attrs={"dtypes": REQUIRED, "shapes": REQUIRED},
             shape_fn=lambda ctx: list(ctx.attr("shapes")), is_stateful=True, doc=_DEQUEUE_DOC)
-for _name in ("InfeedEnqueue", "InfeedEnqueueTuple", "InfeedDequeue", "InfeedDequeueTuple"):
+# graphrt's own (TF has no such op): the batches of a sunk loop put into the infeed by the loop's own run
+register_op("_InfeedEnqueueMany", ["inputs: Tinputs"], [],
+            attrs={"Tinputs": REQUIRED, "dtypes": REQUIRED, "shapes": REQUIRED, "num_batches": REQUIRED},
+            is_stateful=True,
+            doc="Puts num_batches batches (components one batch after the other) into the infeed.")
+for _name in ("InfeedEnqueue", "InfeedEnqueueTuple", "InfeedDequeue", "InfeedDequeueTuple", "_InfeedEnqueueMany"):
     not_differentiable(_name)
 
 
@@ -75,6 +80,22 @@ def infeed_enqueue(input, shape=None, layout=(), device_ordinal=-1, name=None): 
         return g.create_op("InfeedEnqueue", [t], {"dtype": t.dtype.base_dtype, "shape": shape,
                                                   "layout": _check_layouts(layout),
                                                   "device_ordinal": int(device_ordinal)}, name=scope)
+
+
+def enqueue_many(batches, shapes, name=None):
+    """An op putting `batches` (lists of tensors of `shapes`) into the infeed of the device it is
+    placed on, all at once: the infeed grows to hold them (repeat(..., infeed=True))."""
+    g = get_default_graph()
+    with g.name_scope(name or "InfeedEnqueueMany") as scope:
+        tensors = [convert_to_tensor(t) for b in batches for t in b]
+        shapes = _shapes(shapes, len(batches[0]))
+        n = len(shapes)
+        for k, t in enumerate(tensors):
+            t.shape.assert_is_compatible_with(shapes[k % n])
+        return g.create_op("_InfeedEnqueueMany", tensors,
+                           {"Tinputs": [t.dtype.base_dtype for t in tensors],
+                            "dtypes": [t.dtype.base_dtype for t in tensors[:n]], "shapes": shapes,
+                            "num_batches": len(batches)}, name=scope)
 
 
 def infeed_dequeue_tuple(dtypes, shapes, name=None):

@@ -205,6 +205,13 @@ class InfeedQueue(FeedQueue):
         """
         return self._pop(timeout, stop)
 
+    def make_room(self, n):
+        """Raises the capacity, if need be, so that `n` more items fit besides those queued
+        (a sunk loop's K batches put at once, before the loop takes them)."""
+        with self._cond:
+            self.capacity = max(self.capacity, len(self._items) + self._reserved + n)
+            self._cond.notify_all()
+
     def get_nowait(self):
         """The oldest queued item, or None when the queue is empty (CancelledError once closed)."""
         with self._cond:

@@ -32,13 +32,14 @@ def _step(x, y):
     return tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss), loss
 
 
-def _train(device, infeed, threaded=False):
-    """K momentum steps in one run: batches gathered from [K, ...] inputs or dequeued from the infeed.
+def _train(device, infeed, threaded=False, fed_once=False):
+    """K momentum steps in one run: batches gathered from [K, ...] inputs or dequeued from the infeed
+    (put by separate runs, or with `fed_once` by the loop's run: repeat(infeed=True)).
     Returns (losses, parameters, the run's loop plans)."""
     xs, ys = _data()
     g = tf.Graph()
     with g.as_default(), tf.device(device):
-        if infeed:
+        if infeed and not fed_once:
             x = tf.placeholder(tf.float32, [B, 4])
             y = tf.placeholder(tf.float32, [B, 1])
             q = InfeedQueue(tuple_types=[tf.float32, tf.float32], tuple_shapes=[[B, 4], [B, 1]])
@@ -48,8 +49,9 @@ def _train(device, infeed, threaded=False):
         else:
             xs_t = tf.placeholder(tf.float32, xs.shape)
             ys_t = tf.placeholder(tf.float32, ys.shape)
-            losses = tf.train.repeat(_step, K, [xs_t, ys_t])
+            losses = tf.train.repeat(_step, K, [xs_t, ys_t], infeed=fed_once)
             feed = {xs_t: xs, ys_t: ys}
+            infeed = False
     with tf.Session(graph=g, config=CONFIG) as sess:
         sess.run(tf.global_variables_initializer())
         if infeed:
@@ -78,6 +80,30 @@ def test_a_sunk_loop_reading_the_infeed_trains_as_the_gathered_batches(device, t
     loops = [u for p in plans if p is not None for u in p.units if isinstance(u, compiled_loop.LoopPlan)]
     assert len(loops) == 1  # the dequeue runs inside a compiled loop
     assert (loops[0].stream is not None) == device.endswith("SIM:0")  # on SIM: one launch on its stream
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_sunk_loop_fed_once_through_the_infeed_trains_as_the_gathered_batches(device):
+    want_losses, want_params, _ = _train(device, infeed=False)
+    losses, params, plans = _train(device, infeed=True, fed_once=True)  # 6 batches, twice: the infeed grows
+    np.testing.assert_allclose(losses, want_losses, rtol=1e-6)
+    for a, b in zip(params, want_params):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    loops = [u for p in plans if p is not None for u in p.units if isinstance(u, compiled_loop.LoopPlan)]
+    assert len(loops) == 1 and (loops[0].stream is not None) == device.endswith("SIM:0")
+
+
+def test_a_sunk_loop_fed_once_puts_more_batches_than_the_infeed_held():
+    g = tf.Graph()
+    with g.as_default(), tf.device("/device:SIM:0"):
+        xs = tf.placeholder(tf.float32, [40, 3])
+        sums = tf.train.repeat(lambda x: tf.reduce_sum(x), 40, [xs], infeed=True)
+    values = np.random.RandomState(1).rand(40, 3).astype(np.float32)
+    with tf.Session(graph=g, config=CONFIG) as sess:
+        for _ in range(2):
+            np.testing.assert_allclose(sess.run(sums, {xs: values}, options=FAST_FAIL), values.sum(1), rtol=1e-6)
+    with tf.Graph().as_default(), pytest.raises(errors.InvalidArgumentError, match="infeed=True needs iterations"):
+        tf.train.repeat(lambda x: tf.reduce_sum(x), tf.constant(4), [tf.zeros([4, 3])], infeed=True)
 
 
 @pytest.mark.parametrize("device", DEVICES)
