@@ -94,7 +94,8 @@ def run_cost(device, sim=None, repeats=200):
 
 
 def measure(steps, device, way, model, sim=None):
-    """(seconds per step, best of REPEATS, and the trained parameters) of `way`: "host", "sunk", "infeed" or "thread"."""
+    """(seconds per step, best of REPEATS, and the trained parameters) of `way`:
+    "host", "sunk", "infeed" or "thread"."""
     rng = np.random.RandomState(0)
     xs = rng.randn(steps, BATCH, 4).astype(np.float32)
     ys = xs.sum(axis=2, keepdims=True)

@@ -130,9 +130,13 @@ def _enqueue_many_factory(ctx):
                     f"attr says {_describe(spec)}", node=node, device=device.name)
         queue = device.infeed()
         queue.make_room(count)
+        # If the step fails (the loop, a deadline), the batches it put and did not take are taken back:
+        # the next run's loop must not start with them. (Called at most once, with the step's error.)
+        tag = object()
+        step.add_abort_callback(lambda err: queue.discard(tag))
         for b in batches:
             keep = () if on_host else tuple(k for k, v in enumerate(b) if isinstance(v, np.ndarray))
-            _wait(step, queue, lambda stop: queue.put(b, stop=stop, keep_on_host=keep),
+            _wait(step, queue, lambda stop: queue.put(b, stop=stop, keep_on_host=keep, tag=tag),
                   lambda: f"{node} (_InfeedEnqueueMany) on {device.name}: putting {count} batches into the infeed "
                           f"({len(queue)} of {queue.capacity})")
         return None

@@ -14,7 +14,8 @@ Both queues are bounded; every blocking call takes a timeout
 queue: the wait ends with CancelledError, as a graph op's does when its
 step is aborted), and `close()` wakes all waiters with CancelledError and
 drops whatever was queued. An item may be a tuple of tensors (one batch of
-several components, as InfeedEnqueueTuple puts it).
+several components, as InfeedEnqueueTuple puts it) and carry a `tag`:
+`discard(tag)` takes back those still queued (what a failed step put).
 
 A CPU device's memory is the host's: `HostInfeedQueue` is its infeed,
 the same queue with numpy copies instead of device transfers.
@@ -65,11 +66,22 @@ class FeedQueue:
         """Cancels every waiting and future put/get; queued items are dropped."""
         with self._cond:
             self._closed = True
-            dropped = list(self._items)
+            dropped = [item for item, _ in self._items]
             self._items.clear()
             self._cond.notify_all()
         for item in dropped:
             _free(item)
+
+    def discard(self, tag):
+        """Drops (and frees) the queued items put with `tag`; returns how many."""
+        with self._cond:
+            dropped = [item for item, t in self._items if t is tag]
+            if dropped:
+                self._items = collections.deque(entry for entry in self._items if entry[1] is not tag)
+                self._cond.notify_all()
+        for item in dropped:
+            _free(item)
+        return len(dropped)
 
     def wake(self):
         """Wakes every waiter to look at its `stop` event again."""
@@ -97,14 +109,14 @@ class FeedQueue:
                         f"{self._name()}: put timed out after {timeout}s, queue full "
                         f"({self.capacity} items)", device=self.device_name)
 
-    def _fill_slot(self, item):
+    def _fill_slot(self, item, tag=None):
         with self._cond:
             self._reserved -= 1
             if self._closed:
                 cancelled = True
             else:
                 cancelled = False
-                self._items.append(item)
+                self._items.append((item, tag))
                 self._cond.notify_all()
         if cancelled:
             _free(item)
@@ -121,7 +133,7 @@ class FeedQueue:
             while True:
                 self._raise_if_closed()
                 if self._items:
-                    item = self._items.popleft()
+                    item = self._items.popleft()[0]
                     self._cond.notify_all()
                     return item
                 self._raise_if_stopped(stop, "get")
@@ -160,7 +172,7 @@ class InfeedQueue(FeedQueue):
 
     kind = "infeed"
 
-    def put(self, host_array, timeout=None, stop=None, keep_on_host=()):
+    def put(self, host_array, timeout=None, stop=None, keep_on_host=(), tag=None):
         """Copies `host_array` to the device and queues it; blocks while the queue is full.
 
         Args:
@@ -172,6 +184,7 @@ class InfeedQueue(FeedQueue):
                 A DeviceTensor of this device is queued as is.
             keep_on_host: positions of a tuple's components that stay in host
                 memory (numpy copies), as int32 tensors do on accelerators.
+            tag: marks the item for `discard(tag)`.
 
         Raises:
             DeadlineExceededError: no room within `timeout` seconds.
@@ -188,7 +201,7 @@ class InfeedQueue(FeedQueue):
         except BaseException:
             self._release_slot()
             raise
-        self._fill_slot(item)
+        self._fill_slot(item, tag)
 
     def _copy_in(self, host_array, deadline):
         if isinstance(host_array, DeviceTensor) and host_array.executor is self.executor:
@@ -218,7 +231,7 @@ class InfeedQueue(FeedQueue):
             self._raise_if_closed()
             if not self._items:
                 return None
-            item = self._items.popleft()
+            item = self._items.popleft()[0]
             self._cond.notify_all()
             return item
 

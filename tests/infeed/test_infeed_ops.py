@@ -246,3 +246,25 @@ def test_building_checks_shapes_types_and_layouts():
         assert repr(q) == "<InfeedQueue InfeedQueue: float32(2, 3), int32(4,)>"
         with pytest.raises(TypeError, match="dtypes"):
             q.generate_enqueue_ops([[tf.zeros([4], tf.int32), x]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_loop_fed_once_that_fails_takes_back_its_batches_and_the_next_run_starts_clean(device):
+    g = tf.Graph()
+    with g.as_default(), tf.device(device):
+        xs = tf.placeholder(tf.float32, [5, 2])
+
+        def step(x):  # fails at the third step when asked to
+            ok = tf.debugging.assert_less(tf.reduce_sum(x), 100.0, message="step too large")
+            with tf.control_dependencies([ok]):
+                return tf.reduce_sum(x)
+        sums = tf.train.repeat(step, 5, [xs], infeed=True)
+    good = np.arange(10, dtype=np.float32).reshape(5, 2)
+    bad = good.copy()
+    bad[2] = 1000.0
+    with tf.Session(graph=g, config=CONFIG) as sess:
+        with pytest.raises(errors.InvalidArgumentError, match="step too large"):
+            sess.run(sums, {xs: bad}, options=FAST_FAIL)
+        infeed = sess.device("/job:localhost/replica:0/task:0" + device).infeed()
+        assert len(infeed) == 0  # the batches the failed run had not taken were taken back
+        np.testing.assert_allclose(sess.run(sums, {xs: good}, options=FAST_FAIL), good.sum(1))

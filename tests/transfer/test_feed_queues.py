@@ -144,3 +144,13 @@ def test_a_host_infeed_queues_copies():
     queue.close()
     with pytest.raises(errors.CancelledError, match="infeed of /device:CPU:0 was closed"):
         queue.put((batch,))
+
+
+def test_discard_takes_back_the_items_of_a_tag(executor):
+    queue = infeed(executor)
+    mine, other = object(), object()
+    queue.put(np.zeros(1, np.float32), tag=mine)
+    queue.put(np.ones(1, np.float32), tag=other)
+    queue.put(np.full(1, 2.0, np.float32), tag=mine)
+    assert queue.discard(mine) == 2 and len(queue) == 1 and queue.discard(mine) == 0
+    np.testing.assert_array_equal(transfer_from_device(queue.get(timeout=1)), [1.0])
