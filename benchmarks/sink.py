@@ -33,8 +33,9 @@ step) and "linear" (4 -> 1, the same optimizer, about 15). Three devices:
   model. Kernels have no modelled launch latency (a sunk loop on graphrt
   still launches every kernel, so it would pay that too).
 
-Per row: the time per step of each way (the best of 7 runs of K steps: on
-a shared machine the median moves with the other processes' load), the
+Per row: the time per step of each way (the best of 7 runs of K steps, the
+ways taking turns: on a shared machine the median moves with the other
+processes' load), the
 ratios to the host loop, the sunk loop on the frame executor (compiled
 loops turned off), the run cost, and the largest difference of the
 trained parameters against the host loop (all must agree).
@@ -62,6 +63,7 @@ REPEATS = 7
 # (graph_executor.PROFILED_RUNS): a sunk loop, one run per repeat, would be timed in that slower mode.
 WARMUP = graph_executor.PROFILED_RUNS + 1
 PCIE_COPY_LATENCY_S = 15e-6
+WAYS = ("host", "sunk", "infeed", "thread", "frame")
 DEVICES = [("/device:CPU:0", None), ("/device:SIM:0", None),
            ("/device:SIM:0", {"copy_latency": PCIE_COPY_LATENCY_S})]
 
@@ -93,9 +95,9 @@ def run_cost(device, sim=None, repeats=200):
         return (time.perf_counter() - t0) / repeats
 
 
-def measure(steps, device, way, model, sim=None):
-    """(seconds per step, best of REPEATS, and the trained parameters) of `way`:
-    "host", "sunk", "infeed" or "thread"."""
+def _prepare(steps, device, way, model, sim):
+    """A session training `model` the `way` ("host", "sunk", "infeed", "thread" or "frame": the
+    sunk loop on the frame executor), `init()` and `run()`, which trains K steps."""
     rng = np.random.RandomState(0)
     xs = rng.randn(steps, BATCH, 4).astype(np.float32)
     ys = xs.sum(axis=2, keepdims=True)
@@ -108,7 +110,7 @@ def measure(steps, device, way, model, sim=None):
             return opt.minimize(loss), loss
         x = tf.placeholder(tf.float32, [BATCH, 4])
         y = tf.placeholder(tf.float32, [BATCH, 1])
-        if way in ("sunk", "infeed"):
+        if way in ("sunk", "infeed", "frame"):
             xs_t = tf.placeholder(tf.float32, xs.shape)
             ys_t = tf.placeholder(tf.float32, ys.shape)
             losses = tf.train.repeat(step, steps, [xs_t, ys_t], infeed=way == "infeed")
@@ -119,24 +121,48 @@ def measure(steps, device, way, model, sim=None):
         else:
             train_and_loss = list(step(x, y))
         init = tf.variables_initializer(tf.global_variables())
+        params = tf.trainable_variables()
     options = tf.RunOptions(timeout_in_ms=600000)  # a feeding bug fails instead of hanging
-    with tf.Session(graph=g, config=_config(sim)) as sess:
-        times = []
-        for _ in range(WARMUP + REPEATS):
-            sess.run(init)
-            t0 = time.perf_counter()
-            if way in ("sunk", "infeed"):
-                sess.run(losses, {xs_t: xs, ys_t: ys}, options=options)
-            elif way == "thread":
-                feeder = InfeedThread(sess, enqueue, ({x: xs[i], y: ys[i]} for i in range(steps)), options).start()
-                sess.run(losses, options=options)
-                feeder.join(60)
-            else:
-                for i in range(steps):
-                    sess.run(train_and_loss, {x: xs[i], y: ys[i]})
-            times.append(time.perf_counter() - t0)
-        params = sess.run(tf.trainable_variables())
-    return float(np.min(times[WARMUP:])) / steps, params
+    sess = tf.Session(graph=g, config=_config(sim))
+
+    def run():
+        if way in ("sunk", "infeed", "frame"):
+            sess.run(losses, {xs_t: xs, ys_t: ys}, options=options)
+        elif way == "thread":
+            feeder = InfeedThread(sess, enqueue, ({x: xs[i], y: ys[i]} for i in range(steps)), options).start()
+            sess.run(losses, options=options)
+            feeder.join(60)
+        else:
+            for i in range(steps):
+                sess.run(train_and_loss, {x: xs[i], y: ys[i]})
+    return sess, lambda: sess.run(init), run, params
+
+
+def measure(steps, device, model, sim=None, ways=WAYS):
+    """{way: (seconds per step, trained parameters)}: the best of REPEATS runs of K steps, the
+    ways taking turns (so each sees the same load from other processes)."""
+    prepared = {}
+    try:
+        for way in ways:
+            compiled_loop.ENABLED = way != "frame"  # (read when a run first builds the executors)
+            try:
+                prepared[way] = _prepare(steps, device, way, model, sim)
+                for _ in range(WARMUP):
+                    prepared[way][1]()
+                    prepared[way][2]()
+            finally:
+                compiled_loop.ENABLED = True
+        best = {way: float("inf") for way in ways}
+        for _ in range(REPEATS):
+            for way, (_, init, run, _) in prepared.items():
+                init()
+                t0 = time.perf_counter()
+                run()
+                best[way] = min(best[way], time.perf_counter() - t0)
+        return {way: (best[way] / steps, sess.run(params)) for way, (sess, _, _, params) in prepared.items()}
+    finally:
+        for sess, _, _, _ in prepared.values():
+            sess.close()
 
 
 def _max_difference(a, b):
@@ -150,15 +176,10 @@ def main():
     rows = []
     for model in ("mlp", "linear"):
         for device, sim in DEVICES:
-            host_s, host_params = measure(args.steps, device, "host", model, sim)
-            sunk_s, sunk_params = measure(args.steps, device, "sunk", model, sim)
-            infeed_s, infeed_params = measure(args.steps, device, "infeed", model, sim)
-            thread_s, thread_params = measure(args.steps, device, "thread", model, sim)
-            compiled_loop.ENABLED = False  # the same sunk loop on the frame executor, for comparison
-            try:
-                frame_s, _ = measure(args.steps, device, "sunk", model, sim)
-            finally:
-                compiled_loop.ENABLED = True
+            got = measure(args.steps, device, model, sim)
+            (host_s, host_params), (sunk_s, sunk_params) = got["host"], got["sunk"]
+            (infeed_s, infeed_params), (thread_s, thread_params) = got["infeed"], got["thread"]
+            frame_s = got["frame"][0]
             rows.append({
                 "model": model, "device": device,
                 "modelled_copy_latency_us": round((sim or {}).get("copy_latency", 0.0) * 1e6, 1),
