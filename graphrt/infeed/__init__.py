@@ -11,12 +11,13 @@ infeed queue (TF's TPU infeed: `InfeedEnqueueTuple` / `InfeedDequeueTuple`).
 
 `tf.train.repeat(step, K, [xs, ys], infeed=True)` instead puts the K
 batches of its inputs into the infeed with one op of the loop's own run
-(`_InfeedEnqueueMany`, graphrt's), before the loop.
+(`_InfeedEnqueueMany`, graphrt's), before the loop; if that run fails, it
+takes back the batches its loop did not take.
 
 The queue is the device's (`Device.infeed()`): on SIM the TransferManager's
 InfeedQueue of the device's executor, holding device tensors, on a CPU a
-HostInfeedQueue of numpy copies; bounded (16 batches), closed with the
-session. Unlike TF, where InfeedEnqueueTuple runs on the TPU host's CPU and
+HostInfeedQueue of numpy copies; bounded (16 batches, more once a loop fed
+once has grown it), closed with the session. Unlike TF, where InfeedEnqueueTuple runs on the TPU host's CPU and
 `device_ordinal` picks the core, both ops run on the device they feed
 (`device_ordinal` is -1 or that device's index): a batch fed from the host
 is copied to the device on receipt, and the enqueue queues that copy. A

@@ -134,11 +134,13 @@ def _enqueue_many_factory(ctx):
         # the next run's loop must not start with them. (Called at most once, with the step's error.)
         tag = object()
         step.add_abort_callback(lambda err: queue.discard(tag))
-        for b in batches:
-            keep = () if on_host else tuple(k for k, v in enumerate(b) if isinstance(v, np.ndarray))
-            _wait(step, queue, lambda stop: queue.put(b, stop=stop, keep_on_host=keep, tag=tag),
-                  lambda: f"{node} (_InfeedEnqueueMany) on {device.name}: putting {count} batches into the infeed "
-                          f"({len(queue)} of {queue.capacity})")
+        keep = () if on_host else tuple(k for k, v in enumerate(batches[0]) if isinstance(v, np.ndarray))
+
+        def put_all(stop):
+            for b in batches:
+                queue.put(b, stop=stop, keep_on_host=keep, tag=tag)
+        _wait(step, queue, put_all, lambda: f"{node} (_InfeedEnqueueMany) on {device.name}: putting {count} "
+                                            f"batches into the infeed ({len(queue)} of {queue.capacity})")
         return None
     return enqueue_many
 

@@ -18,9 +18,9 @@ recorded tensors go to TensorArrays and come back stacked: [K, ...].
 With `infeed_queue` (graphrt.infeed.InfeedQueue, TF's tpu.repeat
 argument) each step also dequeues one batch from the device's infeed and
 passes its tensors to step_fn after the gathered ones. The host puts the
-batches with the queue's enqueue op in runs of its own, before or while
-the loop runs (graphrt.infeed.InfeedThread), so batch i+1 is copied to the
-device while step i computes; the infeed holds 16 batches at most.
+batches with the queue's enqueue op in runs of its own, before the loop
+(as many as the infeed holds: 16, unless a loop fed once grew it) or while
+it runs (graphrt.infeed.InfeedThread, TPUEstimator's infeed thread).
 
     q = InfeedQueue(tuple_types=[tf.float32, tf.float32], tuple_shapes=[[32, 4], [32, 1]])
     enqueue, = q.generate_enqueue_ops([[x, y]])
