@@ -24,6 +24,10 @@ is copied to the device on receipt, and the enqueue queues that copy. A
 wait (a full infeed, an empty one) ends with the step: its deadline
 (RunOptions.timeout_in_ms) gives DeadlineExceededError naming the op and
 device, Session.close() CancelledError. GPU devices have no infeed kernels.
+On SIM a loop waiting for its infeed holds the device's compute stream (as
+a device waits for its infeed): feed host values, not tensors that the same
+device's kernels compute, or the enqueue waits for the loop until the
+deadline.
 
     infeed_ops.py       declarations, TF1 API, InfeedQueue, InfeedThread, enqueue_many
     infeed_kernels.py   the CPU and SIM kernels
