@@ -86,7 +86,7 @@ def _load_session_backends():
 
 _session_backends.add_loader(_load_session_backends)
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
-from . import contrib, distribute, memory_stats  # noqa: F401
+from . import contrib, distribute, infeed, memory_stats  # noqa: F401
 from . import summary  # noqa: F401 - registers the summary ops
 from . import gfile, io  # noqa: F401
 from . import data  # noqa: F401

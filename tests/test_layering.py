@@ -42,6 +42,8 @@ MAY_IMPORT = {
     "losses": {"ops", "gradients"},
     "rnn": {"ops", "gradients", "tensor_array", "layers"},
     "memory_stats": {"ops"},
+    # Infeed ops: their kernels use the queue a device hands them (Device.infeed()), importing nothing below ops.
+    "infeed": {"ops"},
     # tf.data kernels call graph functions through runtime/functions.py (imported when a kernel is built).
     "data": {"ops", "gradients", "runtime"},
     # Summary ops, and the event writer (which writes a RunMetadata: client/run_metadata.py).
@@ -51,7 +53,7 @@ MAY_IMPORT = {
     "image": {"ops", "runtime"},
     "client": {"runtime", "executor"},
     "distributed": {"client"},
-    "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed"},
+    "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed", "infeed"},
     "distribute": {"distributed", "gradients", "recompute", "train"},
     # The API on top: graphrt/__init__.py, nn.py, math.py, ..., cli.py, contrib/.
     **{api: {"*"} for api in ("__init__", "nn", "math", "linalg", "random", "initializers", "debugging", "io",

@@ -76,6 +76,9 @@ class AcceleratorDevice(Device):
         """The BFC allocator's arena summary (bins, chunks, occupancy map)."""
         return self.executor.allocator.summary()
 
+    def _new_infeed(self):
+        return self.transfer_manager.infeed(self.executor)  # batches copied to the device as they are put
+
     def synchronize(self, timeout=None):
         """Waits until every stream of the device has drained."""
         return self.executor.synchronize_all_activity(timeout)

@@ -29,7 +29,12 @@ in the last iteration), reads the predicate, and if true runs the *body
 part*, kernels in dependency order (control edges included), so stateful
 kernels run in the order the graph says. Loop invariants are aliases of
 the root value: hoisted, and so are the loop's Consts (run once before
-the first iteration: they are pure).
+the first iteration: they are pure). Registers are kept between
+iterations, except those that may hold a view of a variable's value (a
+read, and what kernels without fresh outputs make of it): they are cleared
+after their last reader in the body, so the variable's update finds its
+buffer unshared and writes it in place, as after the host schedule's frees
+(held, every update copied the buffer: copy on write).
 
 The root frame runs in dependency order with each loop as one unit after
 all its Enters' sources. Without asynchronous units that is one pass in
@@ -77,7 +82,8 @@ class LoopPlan:
     __slots__ = ("name", "merges", "pred_reg", "pred_node", "consts", "cond", "body", "exits", "stream", "moves")
 
     def __repr__(self):
-        return (f"<LoopPlan {self.name}: {len(self.cond)} cond kernels, {len(self.body)} body kernels, "
+        kernels = sum(e[1] != 5 for e in self.body)  # (not the register clears)
+        return (f"<LoopPlan {self.name}: {len(self.cond)} cond kernels, {kernels} body kernels, "
                 f"{len(self.merges)} loop variables>")
 
 
@@ -303,7 +309,37 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     plan.body = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it))
     plan.exits = tuple(exits)
     plan.stream = _loop_stream(sf, kernels)
+    if plan.stream is None:  # (a device's variables swap in a new buffer at every update anyway)
+        plan.body = _with_clears(plan.body, {n for _, _, n in merges})
     return plan
+
+
+def _with_clears(body, carried):
+    """`body` with, after the last reader of each register that may hold a view of a variable's
+    value (a variable read, and what non-fresh kernels make of it), an entry clearing it (mode 5).
+    Held until the next iteration, such a view made every update of the variable copy its buffer
+    (copy on write: state_ops.VariableState.exclusive); the host schedule drops it the same way."""
+    views = set()
+    for fn, mode, get, out, n_out, it, ins in body:
+        if it.deref or (not it.kdef.fresh_outputs and views.intersection(ins)):
+            views.update(range(out, out + n_out))
+    views -= carried  # the next iteration reads those
+    last = {}
+    for pos, entry in enumerate(body):
+        for r in entry[6]:
+            if r in views:
+                last[r] = pos
+    if not last:
+        return body
+    clears = collections.defaultdict(list)
+    for r, pos in last.items():
+        clears[pos].append(r)
+    out = []
+    for pos, entry in enumerate(body):
+        out.append(entry)
+        if pos in clears:
+            out.append((None, 5, None, -1, 0, entry[5], tuple(sorted(clears[pos]))))
+    return tuple(out)
 
 
 def _inline_kernel(it):
@@ -336,7 +372,8 @@ def _is_alias(it):
 def _entry(it, data_in, reg, base):
     """(fn, mode, getter, out register, n_out, item, input registers) where mode 0/1/2 is a
     plain kernel of 0/1/more inputs, 3 one that needs the step or reads a variable, and 4
-    an asynchronous kernel of the root frame. A device kernel in a loop runs inline: the
+    an asynchronous kernel of the root frame (5: no kernel, clears the registers `ins`; see
+    _with_clears). A device kernel in a loop runs inline: the
     loop is one launch on the device's compute stream (mode 3, fn(step, *inputs))."""
     ins = tuple(reg(s, k) for s, k in data_in[it.id])
     out = base[it.id]
@@ -571,8 +608,12 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                             out = fn(get(regs))
                         elif mode == 0:
                             out = fn()
-                        else:
+                        elif mode == 3:
                             out = _call(it, fn, ins, regs, step)
+                        else:  # 5: the last reader of a variable's view has run
+                            for r in ins:
+                                regs[r] = None
+                            continue
                         if n_out == 1:
                             regs[out_reg] = out
                         elif n_out > 1:
@@ -620,6 +661,10 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
     def _run_timed(self, entries, regs, step):
         now = ge._now_ns
         for fn, mode, get, out_reg, n_out, it, ins in entries:
+            if mode == 5:
+                for r in ins:
+                    regs[r] = None
+                continue
             t0 = now()
             try:
                 out = _call(it, fn, ins, regs, step) if mode == 3 else fn(*[regs[r] for r in ins])

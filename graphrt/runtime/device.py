@@ -11,8 +11,10 @@ import threading
 
 import numpy as np
 
+from .. import errors
 from ..framework import device_spec
 from ..framework.device_spec import DEVICE_TYPE_PRIORITY, local_device_names  # noqa: F401
+from ..transfer import HostInfeedQueue
 
 
 
@@ -64,6 +66,27 @@ class Device:
         self.index = self.spec.device_index
         self.incarnation = incarnation if incarnation is not None else new_incarnation()
         self.resources = ResourceMgr()
+        self._feeds_lock = threading.Lock()
+        self._infeed = None
+        self._shut_down = False
+
+    def infeed(self):
+        """This device's infeed (what the InfeedEnqueue/InfeedDequeue ops of graphrt/infeed
+        pass batches through), made on first use; closed when the device shuts down.
+
+        Raises:
+            CancelledError: the device has shut down (its session was closed).
+        """
+        with self._feeds_lock:
+            if self._shut_down:
+                raise errors.CancelledError(f"The infeed of {self.name} was closed with its session",
+                                            device=self.name)
+            if self._infeed is None or self._infeed.closed:
+                self._infeed = self._new_infeed()
+            return self._infeed
+
+    def _new_infeed(self):
+        return HostInfeedQueue(self.name)  # a CPU's memory is the host's: numpy copies
 
     @property
     def priority(self):
@@ -78,6 +101,11 @@ class Device:
         return {"name": self.name, "device_type": self.device_type, "incarnation": self.incarnation}
 
     def shutdown(self):
+        with self._feeds_lock:
+            infeed, self._infeed = self._infeed, None
+            self._shut_down = True
+        if infeed is not None:
+            infeed.close()  # a dequeue or enqueue still waiting ends with CancelledError
         self.resources.clear()
 
     def __repr__(self):

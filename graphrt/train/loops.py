@@ -14,16 +14,35 @@ step_fn returns (the train op) run before the step's tensors are recorded,
 and a use of a variable in the loop body reads it after the previous
 iteration's update, so K sunk steps give what K separate runs give. The
 recorded tensors go to TensorArrays and come back stacked: [K, ...].
+
+With `infeed_queue` (graphrt.infeed.InfeedQueue, TF's tpu.repeat
+argument) each step also dequeues one batch from the device's infeed and
+passes its tensors to step_fn after the gathered ones. The host puts the
+batches with the queue's enqueue op in runs of its own, before the loop
+(as many as the infeed holds: 16, unless a loop fed once grew it) or while
+it runs (graphrt.infeed.InfeedThread, TPUEstimator's infeed thread).
+
+    q = InfeedQueue(tuple_types=[tf.float32, tf.float32], tuple_shapes=[[32, 4], [32, 1]])
+    enqueue, = q.generate_enqueue_ops([[x, y]])
+    losses = tf.train.repeat(step, K, infeed_queue=q)
+
+With `infeed=True` the [K, ...] inputs themselves go through the infeed:
+one op of the same run puts their K batches (the infeed grows to hold
+them) before the loop, which dequeues one per step: fed once per call, as
+the gathered inputs are.
 """
 from .. import errors
 from ..framework import dtypes as dtypes_lib
 from ..framework.graph import Operation, Tensor, get_default_graph
 from ..framework.op_builder import convert_to_tensor
 from ..ops import array_ops, control_flow_ops, control_ops, math_ops, nest
+from ..infeed import infeed_ops
+from ..infeed.infeed_ops import InfeedQueue
 from ..tensor_array import TensorArray
 
 
-def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="repeat"):
+def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), infeed_queue=None, infeed=False,
+           name="repeat"):
     """Runs `step_fn(*batch_i)` for i = 0 .. iterations-1 inside one while loop.
 
     Args:
@@ -33,6 +52,11 @@ def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="r
         inputs: a tensor or list of tensors whose axis 0 has K entries.
         dtypes: dtypes of the tensors step_fn records (one float32 scalar,
             the loss, by default; () when it records none).
+        infeed_queue: an InfeedQueue whose next batch each step dequeues (on
+            the device in scope) and gives step_fn after the inputs' slices.
+        infeed: put the K batches of `inputs` into the infeed of the device
+            in scope (one op, before the loop) and dequeue one per step,
+            instead of gathering them (needs a Python int `iterations`).
 
     Returns:
         A list with each recorded tensor stacked over the steps ([K, ...]), or
@@ -53,16 +77,32 @@ def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="r
                                       t.shape[0] != iterations):
                 raise errors.InvalidArgumentError(
                     f"repeat: input {t.name} of shape {t.shape} does not hold {iterations} steps on axis 0")
+    if infeed and not isinstance(iterations, int):
+        raise errors.InvalidArgumentError("repeat: infeed=True needs iterations as a Python int")
     with g.name_scope(name):
         k = convert_to_tensor(iterations, dtype=dtypes_lib.int32, name="iterations")
         shapes = []
+        start = convert_to_tensor(0)
+        gathered = inputs
+        if infeed and inputs:
+            fed = InfeedQueue(tuple_types=[t.dtype.base_dtype for t in inputs],
+                              tuple_shapes=[t.shape[1:] for t in inputs], name="infeed")
+            pieces = [array_ops.unstack(t, num=iterations) for t in inputs]
+            put = infeed_ops.enqueue_many([list(b) for b in zip(*pieces)], fed.tuple_shapes, name="infeed_put")
+            with g.control_dependencies([put]):
+                start = array_ops.identity(start, name="start")  # the loop begins once its batches are queued
+            gathered = []
 
         def body(i, *arrays):
             batch = []
-            for t in inputs:
+            if infeed and inputs:
+                batch.extend(fed.generate_dequeue_op())
+            for t in gathered:
                 b = array_ops.gather(t, i)
                 b.set_shape(t.shape[1:])
                 batch.append(b)
+            if infeed_queue is not None:
+                batch.extend(infeed_queue.generate_dequeue_op())
             ops, tensors = _split_outputs(step_fn(*batch))
             if [t.dtype.base_dtype for t in tensors] != dtypes:
                 raise errors.InvalidArgumentError(
@@ -76,7 +116,7 @@ def repeat(step_fn, iterations, inputs=(), dtypes=(dtypes_lib.float32,), name="r
             return (step,) + tuple(ta.write(i, t) for ta, t in zip(arrays, tensors))
 
         arrays = [TensorArray(d, size=k) for d in dtypes]
-        loop = control_flow_ops.while_loop(lambda i, *a: i < k, body, [convert_to_tensor(0)] + arrays,
+        loop = control_flow_ops.while_loop(lambda i, *a: i < k, body, [start] + arrays,
                                            name="loop")
         loop = list(loop) if isinstance(loop, (list, tuple)) else [loop]
         if not arrays:

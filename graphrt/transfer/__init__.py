@@ -1,7 +1,8 @@
 """graphrt's TransferManager: host arrays <-> DeviceTensors, and infeed/outfeed queues.
 
     transfer_manager.py   TransferManager (one per platform), its registry, shortcuts
-    feed_queue.py         InfeedQueue / OutfeedQueue: bounded host<->device queues
+    feed_queue.py         InfeedQueue / OutfeedQueue: bounded host<->device queues;
+                          HostInfeedQueue: a CPU device's infeed
 
 Built on graphrt.executor only.
 
@@ -13,11 +14,11 @@ Example:
     >>> transfer_from_device(t)
     array([1., 1., 1.], dtype=float32)
 """
-from .feed_queue import DEFAULT_CAPACITY, FeedQueue, InfeedQueue, OutfeedQueue
+from .feed_queue import DEFAULT_CAPACITY, FeedQueue, HostInfeedQueue, InfeedQueue, OutfeedQueue
 from .transfer_manager import (TransferManager, get_transfer_manager, infeed, outfeed, register_transfer_manager,
                                transfer_from_device, transfer_to_device)
 
 __all__ = [
-    "DEFAULT_CAPACITY", "FeedQueue", "InfeedQueue", "OutfeedQueue", "TransferManager", "get_transfer_manager",
+    "DEFAULT_CAPACITY", "FeedQueue", "HostInfeedQueue", "InfeedQueue", "OutfeedQueue", "TransferManager", "get_transfer_manager",
     "infeed", "outfeed", "register_transfer_manager", "transfer_from_device", "transfer_to_device",
 ]

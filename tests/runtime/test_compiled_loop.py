@@ -400,3 +400,52 @@ def test_a_sim_devices_loop_with_modelled_kernel_costs_gives_the_frame_executors
     assert _sim_loop_plans(plans)
     np.testing.assert_array_equal(value, want)
     np.testing.assert_allclose(value, np.arange(4) * (1 + 0.5 + 0.25 + 0.125))
+
+
+def test_a_loop_drops_its_reads_of_a_variable_so_updates_happen_in_place(monkeypatch):
+    """A read of a variable held until the next iteration made every update copy the buffer
+    (copy on write); the loop drops the read after its last reader, as the host schedule does."""
+    from graphrt.ops import state_ops
+    copies = []
+    exclusive = state_ops.VariableState.exclusive
+
+    def counting(self):
+        owned = exclusive(self)
+        copies.append(not owned)
+        return owned
+    monkeypatch.setattr(state_ops.VariableState, "exclusive", counting)
+
+    def build():
+        v = tf.Variable(np.ones(3, np.float32), name="v")
+        acc = tf.Variable(np.zeros(3, np.float32), name="acc")
+
+        def body(i, carried):
+            read = tf.identity(v.value())
+            total = tf.reduce_sum(read)
+            with tf.control_dependencies([total]):  # every reader of the read runs before the update
+                apply = tf.train.MomentumOptimizer(0.1, 0.9).apply_gradients([(read * 0.5, v)])
+            with tf.control_dependencies([apply]):
+                return i + 1, carried + total
+        return list(tf.while_loop(lambda i, c: i < 4, body, [0, 0.0])) + [acc], []
+    values, plans, _ = _run(build, True)
+    assert any(p is not None for p in plans)
+    assert copies and not any(copies[len(copies) // 2:])  # the hot runs update in place
+    values_d, _, _ = _run(build, False)
+    _assert_same(values, values_d)
+
+
+def test_a_variable_read_carried_to_the_next_iteration_is_kept():
+    def build():
+        v = tf.Variable(np.arange(3, dtype=np.float32), name="v")
+
+        def body(i, last):
+            read = tf.identity(v.value())
+            with tf.control_dependencies([read]):
+                update = tf.assign_add(v, [1.0, 1.0, 1.0])
+            with tf.control_dependencies([update]):
+                return i + 1, read  # the read before the update, carried
+        return list(tf.while_loop(lambda i, last: i < 3, body, [0, tf.zeros(3)])), []
+    values, _, _ = _run(build, True)
+    values_d, _, _ = _run(build, False)
+    _assert_same(values, values_d)
+    np.testing.assert_array_equal(values[0][1], [2.0, 3.0, 4.0])  # read at the third iteration

@@ -7,7 +7,8 @@ import pytest
 
 from graphrt import errors
 from graphrt.executor import DeviceTensor
-from graphrt.transfer import InfeedQueue, OutfeedQueue, get_transfer_manager, infeed, outfeed
+from graphrt.transfer import (HostInfeedQueue, InfeedQueue, OutfeedQueue, get_transfer_manager, infeed, outfeed,
+                              transfer_from_device)
 
 WAIT = 5.0
 
@@ -108,3 +109,48 @@ def test_outfeed_only_takes_this_devices_tensors(executor):
 def test_capacity_must_be_positive(executor):
     with pytest.raises(errors.InvalidArgumentError, match="capacity must be >= 1"):
         InfeedQueue(executor, get_transfer_manager(executor), capacity=0)
+
+
+def test_a_stop_event_ends_a_wait_and_leaves_the_queue_usable(executor):
+    queue = get_transfer_manager(executor).infeed(executor, capacity=1)
+    stop = threading.Event()
+    threading.Timer(0.05, lambda: (stop.set(), queue.wake())).start()
+    with pytest.raises(errors.CancelledError, match=f"infeed of {executor.name}: get was aborted"):
+        queue.get(timeout=10, stop=stop)
+    queue.put(np.ones(2, np.float32))
+    with pytest.raises(errors.CancelledError, match="put was aborted"):
+        queue.put(np.ones(2, np.float32), timeout=10, stop=stop)  # full, and stopped already
+    assert len(queue) == 1 and queue.get_nowait() is not None and queue.get_nowait() is None
+
+
+def test_a_tuple_is_one_item_with_components_kept_on_the_host_as_asked(executor):
+    queue = infeed(executor)
+    queue.put((np.arange(3, dtype=np.float32), np.arange(2, dtype=np.int32)), keep_on_host=(1,))
+    on_device, on_host = queue.get(timeout=1)
+    np.testing.assert_array_equal(transfer_from_device(on_device), [0.0, 1.0, 2.0])
+    assert isinstance(on_host, np.ndarray) and on_host.tolist() == [0, 1]
+    queue.put((on_device,))  # a tensor of this device is queued as is
+    assert queue.get(timeout=1)[0] is on_device
+
+
+def test_a_host_infeed_queues_copies():
+    queue = HostInfeedQueue("/device:CPU:0", capacity=2)
+    batch = np.arange(4.0)
+    queue.put((batch,))
+    batch[:] = -1  # the caller may reuse its array at once
+    np.testing.assert_array_equal(queue.get(timeout=1)[0], [0.0, 1.0, 2.0, 3.0])
+    with pytest.raises(errors.DeadlineExceededError, match="infeed of /device:CPU:0: get timed out"):
+        queue.get(timeout=0.01)
+    queue.close()
+    with pytest.raises(errors.CancelledError, match="infeed of /device:CPU:0 was closed"):
+        queue.put((batch,))
+
+
+def test_discard_takes_back_the_items_of_a_tag(executor):
+    queue = infeed(executor)
+    mine, other = object(), object()
+    queue.put(np.zeros(1, np.float32), tag=mine)
+    queue.put(np.ones(1, np.float32), tag=other)
+    queue.put(np.full(1, 2.0, np.float32), tag=mine)
+    assert queue.discard(mine) == 2 and len(queue) == 1 and queue.discard(mine) == 0
+    np.testing.assert_array_equal(transfer_from_device(queue.get(timeout=1)), [1.0])
