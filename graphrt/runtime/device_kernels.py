@@ -435,7 +435,10 @@ class DeviceKernel:
             if alias is not None:
                 return alias
         tensor = StreamTensor.allocate(executor, r.shape, r.dtype, event, self.stream)
-        dst = executor.as_array(tensor.memory, r.dtype, r.shape)
+        # Memory this executor just allocated for exactly these bytes, viewed on its own stream: none of
+        # as_array's checks can fail (an empty tensor has no memory to view).
+        dst = executor._device_view(tensor.memory, r.dtype, r.shape) if r.size else \
+            executor.as_array(tensor.memory, r.dtype, r.shape)
         if self.numpy:
             np.copyto(dst, r)
             dst.flags.writeable = False
