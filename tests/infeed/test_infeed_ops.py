@@ -10,21 +10,11 @@ from graphrt import errors
 from graphrt.infeed import InfeedQueue, InfeedThread
 from graphrt.runtime import compiled_loop
 
+from ..train.test_repeat import B, K, _data, _loss  # the same model and batches as the gathered path
+
 DEVICES = ["/device:CPU:0", "/device:SIM:0"]
 CONFIG = tf.ConfigProto(device_count={"SIM": 1})
 FAST_FAIL = tf.RunOptions(timeout_in_ms=20000)  # a bug fails the test instead of hanging it
-K, B = 6, 8
-
-
-def _data():
-    rng = np.random.RandomState(0)
-    return rng.randn(K, B, 4).astype(np.float32), rng.randn(K, B, 1).astype(np.float32)
-
-
-def _loss(x, y):
-    h = tf.layers.dense(x, 8, tf.nn.tanh, name="fc", kernel_initializer=tf.glorot_uniform_initializer(seed=1))
-    out = tf.layers.dense(h, 1, name="out", kernel_initializer=tf.glorot_uniform_initializer(seed=2))
-    return tf.reduce_mean(tf.square(out - y))
 
 
 def _step(x, y):
