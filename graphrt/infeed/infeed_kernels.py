@@ -58,6 +58,16 @@ def _wait(step, queue, wait, what):
         step.remove_abort_callback(token)
 
 
+def _check_batch(values, spec, op, node, device, problem):
+    """InvalidArgumentError naming the op and device unless `values` have `spec`'s dtypes and shapes;
+    `problem` says what differs, with {got} and {spec}."""
+    got = [(np.dtype(v.dtype), tuple(v.shape)) for v in values]
+    if got != spec:
+        raise errors.InvalidArgumentError(
+            f"{op} '{node}' on {device.name}: " + problem.format(got=_describe(got), spec=_describe(spec)),
+            node=node, device=device.name)
+
+
 def _enqueue_factory(ctx):
     device, node, op = ctx.device, ctx.name, ctx.op_type
     _check_ordinal(ctx)
@@ -69,11 +79,7 @@ def _enqueue_factory(ctx):
     on_host = device.device_type == "CPU"
 
     def enqueue(step, *inputs):
-        got = [(np.dtype(v.dtype), tuple(v.shape)) for v in inputs]
-        if got != spec:
-            raise errors.InvalidArgumentError(
-                f"{op} '{node}' on {device.name}: inputs are {_describe(got)}, but its shapes attr says "
-                f"{_describe(spec)}", node=node, device=device.name)
+        _check_batch(inputs, spec, op, node, device, "inputs are {got}, but its shapes attr says {spec}")
         queue = device.infeed()
         # On an accelerator float inputs arrive in device memory already (copied on receipt) and are
         # queued as they are; numpy ones are int32/string tensors, which stay on the host there.
@@ -103,11 +109,8 @@ def _dequeue_factory(ctx):
         item = queue.get_nowait()
         if item is None:
             item = _wait(step, queue, lambda stop: queue.get(stop=stop), what)
-        got = [(np.dtype(v.dtype), tuple(v.shape)) for v in item]
-        if got != spec:
-            raise errors.InvalidArgumentError(
-                f"{op} '{node}' on {device.name}: the infeed's next batch is {_describe(got)}, but the op "
-                f"dequeues {_describe(spec)}; the batch is dropped", node=node, device=device.name)
+        _check_batch(item, spec, op, node, device,
+                     "the infeed's next batch is {got}, but the op dequeues {spec}; the batch is dropped")
         return item[0] if len(item) == 1 else item
     return dequeue
 
@@ -123,11 +126,8 @@ def _enqueue_many_factory(ctx):
     def enqueue_many(step, *inputs):
         batches = [tuple(inputs[i * n:(i + 1) * n]) for i in range(count)]
         for b in batches:
-            got = [(np.dtype(v.dtype), tuple(v.shape)) for v in b]
-            if got != spec:
-                raise errors.InvalidArgumentError(
-                    f"_InfeedEnqueueMany '{node}' on {device.name}: a batch is {_describe(got)}, but its shapes "
-                    f"attr says {_describe(spec)}", node=node, device=device.name)
+            _check_batch(b, spec, "_InfeedEnqueueMany", node, device,
+                         "a batch is {got}, but its shapes attr says {spec}")
         queue = device.infeed()
         queue.make_room(count)
         # If the step fails (the loop, a deadline), the batches it put and did not take are taken back:
