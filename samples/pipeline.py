@@ -78,6 +78,8 @@ def main():
     bubble = tf.distribute.bubble_fraction(md.step_stats, devices)
     print(f"{args.schedule}: K={K} stages, M={args.micro_batches} micro-batches: measured bubble {bubble:.3f}, "
           f"GPipe's (K-1)/(M+K-1) = {tf.distribute.textbook_bubble(K, args.micro_batches):.3f}")
+    print("  (the formula assumes equal stages, and these are not: a 64->128 layer, two 128->128 layers and a "
+          "128->10 layer with the softmax take different times; benchmarks/pipeline.py times equal stages)")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "pipeline_trace.json")
     with open(path, "w") as f:
