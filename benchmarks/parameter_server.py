@@ -56,16 +56,17 @@ def main():
     args = parser.parse_args()
     # The unslowed pace first: worker 1 then sleeps twice its step time (about 3x slower).
     base = run("async", args.last_step, args.staleness, 0.0)
-    step_time = 1.0 / max(r["runs_per_sec"] for r in base)
+    step_time = 1.0 / max(r["runs_per_sec"] or 0.0 for r in base)
     slow_sleep = 2.0 * step_time
     figures, curves = {"unslowed_step_ms": round(1000 * step_time, 2), "slow_sleep_ms": round(1000 * slow_sleep, 2),
                        "staleness": args.staleness, "last_step": args.last_step}, {}
     for mode in ("sync", "async", "ssp"):
         results = run(mode, args.last_step, args.staleness, slow_sleep)
-        elapsed = max(r["loss_curve"][-1][0] for r in results)
+        # (a worker that joined after training ended made no run: no curve, no rate)
+        elapsed = max(r["loss_curve"][-1][0] for r in results if r["loss_curve"])
         figures[mode] = {
-            "fast_worker_steps_per_sec": round(results[0]["runs_per_sec"], 2),
-            "slow_worker_steps_per_sec": round(results[1]["runs_per_sec"], 2),
+            "fast_worker_steps_per_sec": round(results[0]["runs_per_sec"] or 0.0, 2),
+            "slow_worker_steps_per_sec": round(results[1]["runs_per_sec"] or 0.0, 2),
             "global_steps_per_sec": round(max(r["global_step"] for r in results) / elapsed, 2),
             "final_loss": results[0]["last_loss"],
             **({"max_clock_gap": max(r["max_gap"] for r in results)} if mode == "ssp" else {}),

@@ -14,7 +14,12 @@ regression on the UCI handwritten digits (samples/data, the data of
 samples/model_parallel_mlp.py), each worker training on its own shard of
 the training set. Each worker prints its progress and, at the end, its
 test accuracy and one JSON line; the launcher stops every process it
-started.
+started (and a task it started exits if the launcher dies).
+
+Each worker's session sees only the ps and its own task (ConfigProto
+device_filters, as TF's between-graph guide sets them): a worker that starts
+late, after the others finished and stopped, still gets a session. It finds
+the global step at --last-step and stops without a run.
 
     python samples/parameter_server.py [--mode sync|async|ssp] [--last-step 40] [--staleness 3] [--slow-sleep 0]
 """
@@ -26,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -95,7 +101,10 @@ def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoin
     counter = SessionCounter()
     hooks += [final, counter]
     runs, first_loss, last_loss, started, curve = 0, None, None, None, []
-    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
+    # Without the filter a worker's session would need every task of the cluster to answer, including
+    # the other workers, which stop when they are done.
+    config = tf.ConfigProto(device_filters=["/job:ps", f"/job:worker/task:{task}"])
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks, config=config,
                                            checkpoint_dir=checkpoint_dir, save_checkpoint_steps=5,
                                            save_summaries_steps=None, log_step_count_steps=None,
                                            max_wait_secs=120) as sess:
@@ -109,17 +118,31 @@ def train(cluster, task, mode, last_step, staleness=3, slow_sleep=0.0, checkpoin
             runs += 1
             if runs % 10 == 0:
                 print(f"worker {task}: run {runs} global step {step} loss {value:.4f}", flush=True)
-    elapsed = time.monotonic() - started
+    elapsed = time.monotonic() - started if started is not None else 0.0
     test_accuracy, final_step = final.final_ops_values
-    print(f"worker {task}: done after {runs} runs, global step {final_step}, loss {last_loss:.4f}, "
+    loss_text = "n/a" if last_loss is None else f"{last_loss:.4f}"  # joined after training had ended
+    print(f"worker {task}: done after {runs} runs, global step {final_step}, loss {loss_text}, "
           f"test accuracy {test_accuracy:.3f}", flush=True)
     print(json.dumps({"task": task, "mode": mode, "runs": runs, "global_step": int(final_step),
-                      "first_loss": float(first_loss), "last_loss": float(last_loss),
+                      "first_loss": None if first_loss is None else float(first_loss),
+                      "last_loss": None if last_loss is None else float(last_loss),
                       "test_accuracy": float(test_accuracy),
                       "runs_per_sec": runs / elapsed if elapsed > 0 else None,
                       "max_gap": ssp.max_gap if ssp else None, "sessions": counter.sessions,
                       "loss_curve": curve}), flush=True)
     server.stop()
+
+
+def exit_with_parent():
+    """Ends this process when the one that started it is gone (a launcher killed before its cleanup
+    ran), instead of serving forever with nobody left to stop it."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(3)
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def serve_ps(cluster, task=0, bind="127.0.0.1"):
@@ -147,7 +170,7 @@ def launch(mode, last_step, staleness=3, slow_sleep=0.0, sleep=0.0, checkpoint_d
         def spawn(job, task):
             proc = subprocess.Popen([sys.executable, me, "--cluster", cluster_file, "--job", job, "--task", str(task),
                                      "--mode", mode, "--last-step", str(last_step), "--staleness", str(staleness),
-                                     "--slow-sleep", str(slow_sleep), "--sleep", str(sleep)]
+                                     "--slow-sleep", str(slow_sleep), "--sleep", str(sleep), "--exit-with-parent"]
                                     + (["--checkpoint-dir", checkpoint_dir] if checkpoint_dir else []), stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
             procs.append(proc)
@@ -200,11 +223,15 @@ def main():
                              "srun step (deploy/slurm: task 0 is the ps, the others workers)")
     parser.add_argument("--bind", default="127.0.0.1", help="the address the task listens on (0.0.0.0 across "
                                                            "machines)")
+    parser.add_argument("--exit-with-parent", action="store_true",
+                        help="exit when the process that started this task is gone")
     parser.add_argument("--cluster", help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     parser.add_argument("--task", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     cluster = tf.train.ClusterSpec(args.cluster) if args.cluster else None
+    if args.exit_with_parent:
+        exit_with_parent()
     if args.resolver:
         resolvers = tf.distribute.cluster_resolver
         if args.resolver == "tf_config":

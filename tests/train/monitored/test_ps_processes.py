@@ -12,12 +12,17 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
+def _busiest(workers):
+    """The worker that made the most runs (on a loaded machine one may join after training ended)."""
+    return max(workers.values(), key=lambda r: r["runs"])
+
+
 def _run(mode, last_step, *args):
     result = subprocess.run([sys.executable, os.path.join(ROOT, "samples", "parameter_server.py"), "--mode", mode,
                              "--last-step", str(last_step), *args], capture_output=True, text=True, timeout=280)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for task in (0, 1):  # the launcher passes on each worker's progress, ending with its test accuracy
-        assert re.search(rf"^worker {task}: done after \d+ runs, global step \d+, loss [\d.]+, "
+        assert re.search(rf"^worker {task}: done after \d+ runs, global step \d+, loss ([\d.]+|n/a), "
                          rf"test accuracy 0\.\d+$", result.stdout, re.M), result.stdout[-3000:]
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     workers = {r["task"]: r for r in lines}
@@ -30,14 +35,14 @@ def test_sync_training_between_processes():
     for r in workers.values():
         # both workers finished, and the global step counts aggregated updates: it stops exactly at 20
         assert r["global_step"] == 20
-        assert r["runs"] >= 1
         # the workers read the same trained weights from the ps: a chance model scores about 0.1
         assert r["test_accuracy"] > 0.7
     assert workers[0]["test_accuracy"] == workers[1]["test_accuracy"]
-    # 20 updates of 2 gradients each: at least 40 gradients were computed between the two workers
+    # 20 updates of 2 gradients each: at least 40 gradients were computed between the two workers (the
+    # chief alone may supply both of an update, as in TF, so a worker that joined late may have none)
     assert workers[0]["runs"] + workers[1]["runs"] >= 40
     # cross entropy from ln(10) = 2.30 (zero weights) to about 1.2 after 20 aggregated steps
-    assert workers[0]["last_loss"] < workers[0]["first_loss"] * 0.7
+    assert _busiest(workers)["last_loss"] < _busiest(workers)["first_loss"] * 0.7
 
 
 def test_async_training_between_processes():
@@ -47,7 +52,7 @@ def test_async_training_between_processes():
         # StopAtStepHook reads the step in the same run as the update, so a read taken before the other worker's
         # update lets each of the two workers run a step more; a loaded machine can stretch this by one
         assert 20 <= r["global_step"] <= 23
-    assert workers[0]["last_loss"] < workers[0]["first_loss"] * 0.7
+    assert _busiest(workers)["last_loss"] < _busiest(workers)["first_loss"] * 0.7
     # 20 single-gradient updates, some computed on stale weights: 0.6-0.85 depending on the interleaving
     # (sync mode averages two gradients per update and is steadier); chance is about 0.1
     assert workers[0]["test_accuracy"] > 0.5
@@ -82,7 +87,7 @@ class _Cluster:
 
     def start(self, job, task):
         args = [sys.executable, os.path.join(ROOT, "samples", "parameter_server.py"), "--cluster", self.cluster_file,
-                "--job", job, "--task", str(task)] + (self.worker_args if job == "worker" else [])
+                "--job", job, "--task", str(task), "--exit-with-parent"] + (self.worker_args if job == "worker" else [])
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
         self.procs[job, task] = proc
@@ -140,20 +145,23 @@ def test_a_killed_worker_rejoins_and_sync_training_finishes(tmp_path):
 
 def test_a_killed_ps_comes_back_and_the_chief_restores_the_last_checkpoint(tmp_path):
     ckpt = tmp_path / "ckpt"
-    cluster = _Cluster(tmp_path, "--mode", "sync", "--last-step", "40", "--slow-sleep", "0.05",
+    # Every step takes 20 ms or more (worker 1's 70 ms), so when both workers have trained a while the
+    # global step is still far from 60: the ps dies in the middle of training for both.
+    cluster = _Cluster(tmp_path, "--mode", "sync", "--last-step", "60", "--sleep", "0.02", "--slow-sleep", "0.05",
                        "--checkpoint-dir", str(ckpt))
     try:
         cluster.start("ps", 0)
         cluster.start("worker", 0)
         cluster.start("worker", 1)
         cluster.wait_for_line("worker", 0, "worker 0: run 20 ")
+        cluster.wait_for_line("worker", 1, "worker 1: run 10 ")  # it has a session, made before the ps died
         cluster.kill("ps", 0)          # every variable, accumulator and token is lost
         cluster.start("ps", 0)
         chief, other = cluster.result("worker", 0), cluster.result("worker", 1)
-        assert chief["global_step"] == 40 and other["global_step"] == 40
+        assert chief["global_step"] == 60 and other["global_step"] == 60
         assert chief["sessions"] == 2 and other["sessions"] == 2  # both re-created their sessions
         assert chief["test_accuracy"] > 0.7
         import graphrt as tf
-        assert tf.train.load_variable(str(ckpt), "global_step") == 40
+        assert tf.train.load_variable(str(ckpt), "global_step") == 60
     finally:
         cluster.close()
