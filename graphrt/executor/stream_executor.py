@@ -114,12 +114,13 @@ class StreamExecutor:
             ResourceExhaustedError: the device is out of memory (with a
                 summary of the allocator).
         """
-        self._check_running()
-        allocator = self.allocator
-        offset = allocator.allocate(nbytes, timeout=getattr(self.options, "allocation_retry_timeout", 0.0))
+        if self._shut_down:
+            self._check_running()
+        offset, alloc_id = self.allocator.allocate_with_id(
+            nbytes, getattr(self.options, "allocation_retry_timeout", 0.0))
         if offset is None:
             return DeviceMemory.null(self)
-        return DeviceMemory(offset, nbytes, self, allocator.allocation_id(offset))
+        return DeviceMemory(offset, nbytes, self, alloc_id)
 
     def deallocate(self, memory):
         """Frees `memory` now. Null handles are ignored.
@@ -143,8 +144,7 @@ class StreamExecutor:
     def _release(self, memory):
         """Deallocation from a DeviceTensor's finalizer: never raises."""
         try:
-            if self.allocator.is_live(memory.opaque, memory._alloc_id):
-                self.allocator.deallocate(memory.opaque)
+            self.allocator.release(memory.opaque, memory._alloc_id)
         except errors.OpError:
             pass  # freed concurrently: nothing left to give back
 

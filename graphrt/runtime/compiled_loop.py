@@ -373,21 +373,41 @@ def _entry(it, data_in, reg, base):
     """(fn, mode, getter, out register, n_out, item, input registers) where mode 0/1/2 is a
     plain kernel of 0/1/more inputs, 3 one that needs the step or reads a variable, and 4
     an asynchronous kernel of the root frame (5: no kernel, clears the registers `ins`; see
-    _with_clears). A device kernel in a loop runs inline: the
-    loop is one launch on the device's compute stream (mode 3, fn(step, *inputs))."""
+    _with_clears). A device kernel in a loop runs inline: the loop is one launch on the
+    device's compute stream (mode 6, fn(step, getter(regs)), the getter giving the inputs
+    as a sequence, variables read)."""
     ins = tuple(reg(s, k) for s, k in data_in[it.id])
     out = base[it.id]
     fn = it.fn
+    get = operator.itemgetter(*ins) if ins else None
     if it.kind == ASYNC:
         inline = _inline_kernel(it)
         if it.frame.parent is not None and inline is not None:
-            fn, mode = inline.run_inline, 3
+            fn, mode, get = inline.run_inline, 6, _args_getter(it, ins)
         else:
             mode = 4
     else:
         mode = 3 if (it.kind == STEP or it.deref) else min(len(ins), 2)
-    get = operator.itemgetter(*ins) if ins else None
     return (fn, mode, get, out, it.n_out, it, ins)
+
+
+def _args_getter(it, ins):
+    """regs -> the inputs of `it` as a sequence, variables read (an inline device kernel's arguments)."""
+    if it.deref:
+        return functools.partial(_read_args, it, ins)
+    if len(ins) > 1:
+        return operator.itemgetter(*ins)
+    if ins:
+        r, = ins
+        return lambda regs: (regs[r],)
+    return lambda regs: ()
+
+
+def _read_args(it, ins, regs):
+    args = [regs[r] for r in ins]
+    for j in it.deref:
+        args[j] = args[j].read(it.name)
+    return args
 
 
 _CONTROL_FLOW_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
@@ -573,7 +593,9 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                         return False
                 else:
                     for fn, mode, get, out_reg, n_out, it, ins in cond:
-                        if mode == 2:
+                        if mode == 6:
+                            out = fn(step, get(regs))
+                        elif mode == 2:
                             out = fn(*get(regs))
                         elif mode == 1:
                             out = fn(get(regs))
@@ -602,7 +624,9 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                         return False
                 else:
                     for fn, mode, get, out_reg, n_out, it, ins in body:
-                        if mode == 2:
+                        if mode == 6:
+                            out = fn(step, get(regs))
+                        elif mode == 2:
                             out = fn(*get(regs))
                         elif mode == 1:
                             out = fn(get(regs))
@@ -646,6 +670,8 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                     out = fn(*get(regs))
                 elif mode == 0:
                     out = fn()
+                elif mode == 6:
+                    out = fn(step, get(regs))
                 else:
                     out = _call(it, fn, ins, regs, step)
                 if n_out == 1:
@@ -667,7 +693,12 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 continue
             t0 = now()
             try:
-                out = _call(it, fn, ins, regs, step) if mode == 3 else fn(*[regs[r] for r in ins])
+                if mode == 6:
+                    out = fn(step, get(regs))
+                elif mode == 3:
+                    out = _call(it, fn, ins, regs, step)
+                else:
+                    out = fn(*[regs[r] for r in ins])
             except Exception as exc:  # noqa: BLE001
                 self._fail_item(it, exc)
                 return False

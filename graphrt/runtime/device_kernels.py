@@ -59,6 +59,7 @@ import time
 import numpy as np
 
 from ..executor import COMPLETE, DeviceTensor, Event, is_dma_safe
+from ..executor.dma import DMA_SAFE_KINDS
 from ..framework import registry
 from ..framework.op_categories import CALL_FRAME_OPS, ENTER_OPS, EXIT_OPS, MERGE_OPS, NEXT_ITERATION_OPS, TRANSFER_OPS
 from ..framework.registry import ASYNC, STEP, SYNC
@@ -104,7 +105,24 @@ class StreamTensor(DeviceTensor):
         nbytes = dtype.itemsize
         for d in shape:
             nbytes *= d
-        return cls(executor.allocate(nbytes), dtype, shape, executor, True, ready, stream)
+        return cls._owning(executor.allocate(nbytes), dtype, shape, executor, ready, stream)
+
+    @classmethod
+    def _owning(cls, memory, dtype, shape, executor, ready, stream):
+        """A tensor owning `memory`, just allocated for exactly `shape` of `dtype` (a numpy dtype;
+        shape a tuple of ints): what __init__ checks holds by construction, so it is not checked
+        (this runs for every output of every device kernel)."""
+        tensor = object.__new__(cls)
+        tensor._owned = None if memory.opaque is None else memory
+        tensor.memory = memory
+        tensor.dtype = dtype
+        tensor.shape = shape
+        tensor.executor = executor
+        tensor.ready = ready
+        tensor.stream = stream
+        tensor.base = None
+        tensor.array = None
+        return tensor
 
 
 def ready_events(values, stream):
@@ -223,7 +241,7 @@ class DeviceKernel:
 
     __slots__ = ("fn", "name", "op", "label", "device", "device_name", "executor", "stream", "xp", "n_out",
                  "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step", "shape_in",
-                 "out_itemsize", "modelled")
+                 "out_itemsize", "modelled", "memory_total")
 
     def __init__(self, ctx, kdef):
         self.fn = kdef.factory(ctx)
@@ -263,6 +281,7 @@ class DeviceKernel:
         self.shape_in = next((i for i, a in enumerate(op_def.inputs) if a.name in _SHAPE_INPUTS and not a.number_attr),
                              None) if makes_one_tensor else None
         self.out_itemsize = _itemsize(ctx.output_dtypes[0]) if self.shape_in is not None else 0
+        self.memory_total = False  # the device's memory, read at the first check (_check_fits)
 
     def run(self, step, args, done):
         """The executor's entry point (ASYNC): launch on the compute stream, or run on the host."""
@@ -284,11 +303,11 @@ class DeviceKernel:
         else:
             stream.then_launch(self._compute, step, args, done, None)
 
-    def run_inline(self, step, *args):
-        """Runs the kernel on the calling thread and returns its outputs (raises its
-        error). For a compiled loop launched as one piece of work on this device's
-        compute stream (runtime/compiled_loop.py): the caller is that stream's
-        thread, and on sim a kernel has finished when it returns (no event)."""
+    def run_inline(self, step, args):
+        """Runs the kernel on `args` (a sequence) on the calling thread and returns its
+        outputs (raises its error). For a compiled loop launched as one piece of work on
+        this device's compute stream (runtime/compiled_loop.py): the caller is that
+        stream's thread, and on sim a kernel has finished when it returns (no event)."""
         if not self.always_device:
             for a in args:
                 if isinstance(a, DeviceTensor):
@@ -354,7 +373,9 @@ class DeviceKernel:
         except (TypeError, ValueError):
             return  # not a shape: the kernel reports it
         nbytes = count * self.out_itemsize
-        total = self.executor.memory_usage().total
+        total = self.memory_total
+        if total is False:  # (the first time: the arena's size does not change)
+            total = self.memory_total = self.executor.memory_usage().total
         if total is not None and nbytes > total:
             # The allocator refuses at once what can never fit, with its usual summary of the arena.
             self.executor.deallocate(self.executor.allocate(nbytes))
@@ -383,6 +404,10 @@ class DeviceKernel:
             array = tensor.as_array()
             if self.numpy:
                 array.flags.writeable = False  # device tensors are immutable once ready
+                if type(tensor) is StreamTensor and tensor.executor is self.executor:
+                    # ready (the kernel waited for it) and immutable: this device's later kernels
+                    # take the same view (a constant's, a fed batch's, read every loop iteration)
+                    tensor.array = array
         if on_host and not self.numpy:
             array = array.get()  # a host-memory input that was produced in device memory
         return array
@@ -427,18 +452,20 @@ class DeviceKernel:
     def _to_device(self, r, args, views, event):
         xp = self.xp
         r = xp.asarray(r)
-        if not is_dma_safe(r.dtype):
+        dtype = r.dtype
+        if dtype.kind not in DMA_SAFE_KINDS:
             return self._to_host(r)
         executor = self.executor
         if r.base is not None:
             alias = self._alias(r, args, views, event)
             if alias is not None:
                 return alias
-        tensor = StreamTensor.allocate(executor, r.shape, r.dtype, event, self.stream)
+        shape = r.shape
+        tensor = StreamTensor._owning(executor.allocate(r.nbytes), dtype, shape, executor, event, self.stream)
         # Memory this executor just allocated for exactly these bytes, viewed on its own stream: none of
         # as_array's checks can fail (an empty tensor has no memory to view).
-        dst = executor._device_view(tensor.memory, r.dtype, r.shape) if r.size else \
-            executor.as_array(tensor.memory, r.dtype, r.shape)
+        dst = executor._device_view(tensor.memory, dtype, shape) if r.size else \
+            executor.as_array(tensor.memory, dtype, shape)
         if self.numpy:
             np.copyto(dst, r)
             dst.flags.writeable = False
