@@ -124,24 +124,28 @@ class BFCAllocator(WatchedCounters):
             ResourceExhaustedError: nothing fits (message summarises the arena).
             InvalidArgumentError: negative size.
         """
-        chunk = self._allocate(nbytes, timeout)
-        return None if chunk is None else chunk.offset
+        return self.allocate_with_id(nbytes, timeout)[0]
 
     def allocate_with_id(self, nbytes, timeout=0.0):
         """allocate(), returning (offset, allocation_id) ((None, 0) for 0 bytes): one call where
         StreamExecutor.allocate needs both."""
-        chunk = self._allocate(nbytes, timeout)
+        nbytes = int(nbytes)
+        rounded = (nbytes + MIN_ALLOCATION_SIZE - 1) // MIN_ALLOCATION_SIZE * MIN_ALLOCATION_SIZE
+        if nbytes > 0:
+            with self._lock:
+                chunk = self._find_chunk(rounded, nbytes)
+                if chunk is not None:  # (the common case: it fits)
+                    return chunk.offset, chunk.alloc_id
+        chunk = self._allocate_or_wait(nbytes, rounded, timeout)
         return (None, 0) if chunk is None else (chunk.offset, chunk.alloc_id)
 
-    def _allocate(self, nbytes, timeout):
-        nbytes = int(nbytes)
+    def _allocate_or_wait(self, nbytes, rounded, timeout):
         if nbytes <= 0:
             if nbytes < 0:
                 raise errors.InvalidArgumentError(f"Allocator ({self.name}): negative allocation size {nbytes}")
             return None
-        rounded = (nbytes + MIN_ALLOCATION_SIZE - 1) // MIN_ALLOCATION_SIZE * MIN_ALLOCATION_SIZE
         with self._lock:
-            chunk = self._find_chunk(rounded, nbytes)
+            chunk = self._find_chunk(rounded, nbytes)  # (another thread may have freed some since)
             if chunk is not None:
                 return chunk
             if timeout > 0 and rounded <= self.arena_size:  # (what can never fit is not worth waiting for)
@@ -195,8 +199,37 @@ class BFCAllocator(WatchedCounters):
         self._requested_in_use -= chunk.requested
         chunk.alloc_id = _FREE
         chunk.requested = 0
-        chunk = self._merge_with_free_neighbours(chunk)
-        self._insert_free(chunk)
+        # merge with free neighbours
+        nxt = chunk.next
+        prev = chunk.prev
+        if (prev is None or prev.alloc_id != _FREE) and nxt is not None and nxt.alloc_id == _FREE:
+            # only the next one (the common case, the arena's free end): the merged chunk, larger,
+            # takes its entry's place when that keeps its bin in order (no bin churn)
+            size = nxt.size
+            b = (size >> 8).bit_length() - 1
+            if b >= NUM_BINS:
+                b = NUM_BINS - 1
+            free = self._bins[b]
+            i = bisect.bisect_left(free, (size, nxt.offset))
+            self._absorb_next(chunk)
+            entry = (chunk.size, chunk.offset)
+            if min((chunk.size >> 8).bit_length() - 1, NUM_BINS - 1) == b and (
+                    i + 1 == len(free) or entry < free[i + 1]):
+                free[i] = entry
+            else:
+                del free[i]
+                if not free:
+                    self._nonempty &= ~(1 << b)
+                self._insert_free(chunk)
+        else:
+            if nxt is not None and nxt.alloc_id == _FREE:
+                self._remove_free(nxt)
+                self._absorb_next(chunk)
+            if prev is not None and prev.alloc_id == _FREE:
+                self._remove_free(prev)
+                self._absorb_next(prev)
+                chunk = prev
+            self._insert_free(chunk)
         if self._waiters:
             self._cond.notify_all()
 
@@ -291,26 +324,31 @@ class BFCAllocator(WatchedCounters):
             b += (nonempty & -nonempty).bit_length() - 1
             free = self._bins[b]
             i = 0
-        size, offset = free.pop(i)
-        if not free:
-            self._nonempty &= ~(1 << b)
+        size, offset = free[i]
         chunk = self._chunks[offset]
         if size >= 2 * rounded or size - rounded >= MAX_INTERNAL_FRAGMENTATION:
-            self._split(chunk, rounded)
-        self._mark_in_use(chunk, requested)
-        return chunk
-
-    def _split(self, chunk, size):
-        rest = _Chunk(chunk.offset + size, chunk.size - size)
-        rest.prev, rest.next = chunk, chunk.next
-        if chunk.next is not None:
-            chunk.next.prev = rest
-        chunk.next = rest
-        chunk.size = size
-        self._chunks[rest.offset] = rest
-        self._insert_free(rest)
-
-    def _mark_in_use(self, chunk, requested):
+            # split: the rest is a free chunk of its own, right after
+            rest = _Chunk(offset + rounded, size - rounded)
+            rest.prev = chunk
+            nxt = rest.next = chunk.next
+            if nxt is not None:
+                nxt.prev = rest
+            chunk.next = rest
+            chunk.size = rounded
+            self._chunks[rest.offset] = rest
+            entry = (rest.size, rest.offset)  # smaller than the chunk's: in order at its place if in its bin
+            if min((rest.size >> 8).bit_length() - 1, NUM_BINS - 1) == b and (i == 0 or free[i - 1] < entry):
+                free[i] = entry  # (the common case, a split of the arena's free end: no bin churn)
+            else:
+                del free[i]
+                if not free:
+                    self._nonempty &= ~(1 << b)
+                self._insert_free(rest)
+        else:
+            del free[i]
+            if not free:
+                self._nonempty &= ~(1 << b)
+        # (the chunk is in use from here)
         chunk.alloc_id = self._next_alloc_id
         self._next_alloc_id += 1
         chunk.requested = requested
@@ -324,17 +362,6 @@ class BFCAllocator(WatchedCounters):
             self._notify_watches(size)
         if size > self._largest_alloc_size:
             self._largest_alloc_size = size
-
-    def _merge_with_free_neighbours(self, chunk):
-        nxt = chunk.next
-        if nxt is not None and nxt.alloc_id == _FREE:
-            self._remove_free(nxt)
-            self._absorb_next(chunk)
-        prev = chunk.prev
-        if prev is not None and prev.alloc_id == _FREE:
-            self._remove_free(prev)
-            self._absorb_next(prev)
-            chunk = prev
         return chunk
 
     def _absorb_next(self, chunk):

@@ -61,7 +61,9 @@ import numpy as np
 
 from .. import errors
 from ..executor import DeviceTensor
+from ..framework import registry
 from ..framework.registry import ASYNC, STEP, SYNC
+from . import common_subexpressions as cse
 from . import compiled_schedule
 from . import graph_executor as ge
 from .frame_executor import ENTER, EXIT, NEXT_ITERATION, FrameRun
@@ -79,12 +81,14 @@ class _Reject(Exception):
 class LoopPlan:
     """One while loop: registers to move and kernels to run per iteration."""
 
-    __slots__ = ("name", "merges", "pred_reg", "pred_node", "consts", "cond", "body", "exits", "stream", "moves")
+    __slots__ = ("name", "merges", "pred_reg", "pred_node", "before", "first", "cond", "body", "exits", "stream",
+                 "moves")
 
     def __repr__(self):
         kernels = sum(e[1] != 5 for e in self.body)  # (not the register clears)
+        hoisted = len(self.before) + len(self.first)
         return (f"<LoopPlan {self.name}: {len(self.cond)} cond kernels, {kernels} body kernels, "
-                f"{len(self.merges)} loop variables>")
+                f"{hoisted} hoisted, {len(self.merges)} loop variables>")
 
 
 class Plan:
@@ -304,14 +308,55 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     plan.pred_reg = reg(*data_in[lc_id][0])
     plan.pred_node = lc
     kernels = [it for it in sf.items if it.op not in _CONTROL_FLOW_OPS and not _is_alias(it)]
-    plan.consts = tuple(_entry(it, data_in, reg, base) for it in kernels if _is_const(it))
-    plan.cond = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id not in body and not _is_const(it))
-    plan.body = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it))
+    consts = [_entry(it, data_in, reg, base) for it in kernels if _is_const(it)]
+    cond = [_entry(it, data_in, reg, base) for it in kernels if it.id not in body and not _is_const(it)]
+    body_entries = [_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it)]
+    # Loop invariants: registers the loop does not write (values from outside it), the Consts' and
+    # the hoisted kernels'.
+    written = {r for it in sf.items for r in range(base[it.id], base[it.id] + max(it.n_out, 1))}
+    invariant = {r for e in cond + body_entries for r in e[6] if r not in written}
+    invariant.update(e[3] for e in consts)
+    hoisted_cond, cond = _hoist(cond, invariant)
+    plan.first, body_entries = _hoist(body_entries, invariant)
+    plan.before = tuple(consts) + hoisted_cond
+    plan.cond = tuple(cond)
+    plan.body = tuple(body_entries)
     plan.exits = tuple(exits)
     plan.stream = _loop_stream(sf, kernels)
     if plan.stream is None:  # (a device's variables swap in a new buffer at every update anyway)
         plan.body = _with_clears(plan.body, {n for _, _, n in merges})
     return plan
+
+
+def _hoist(entries, invariant):
+    """(the pure kernels of `entries` that read only loop invariants, the rest), each in order;
+    `invariant` gains the hoisted kernels' outputs. Such a kernel computes the same value at every
+    iteration: a loop runs it once (loop-invariant code motion, as XLA's while-loop optimizer)."""
+    hoisted, rest = [], []
+    for entry in entries:
+        _, _, _, out, n_out, it, ins = entry
+        if invariant.issuperset(ins) and _is_pure(it):
+            hoisted.append(entry)
+            invariant.update(range(out, out + n_out))
+        else:
+            rest.append(entry)
+    return tuple(hoisted), tuple(rest)
+
+
+def _is_pure(it):
+    """True when `it`'s outputs depend on its input values only: a stateless op (not a random op, not
+    a read of a variable, queue, TensorArray...), with no ref, resource or variant value in or out,
+    that needs no step (as common_subexpressions shares)."""
+    if it.deref or it.op in cse._NOT_SHARED or registry.get_op_def(it.op).is_stateful:
+        return False
+    if it.kind == ASYNC:
+        inline = _inline_kernel(it)
+        if inline is None or inline.takes_step:
+            return False
+    elif it.kind != SYNC:
+        return False
+    ctx = it.ctx
+    return not any(dt.is_ref_dtype or dt.base_dtype in cse._OPAQUE for dt in (*ctx.input_dtypes, *ctx.output_dtypes))
 
 
 def _with_clears(body, carried):
@@ -576,9 +621,10 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
         The kernel calls are inlined: the hot loop of a compiled loop."""
         for m, init, _ in plan.merges:
             regs[m] = regs[init]
-        if not self._run_entries(plan.consts, regs, step, profiling):
+        if not self._run_entries(plan.before, regs, step, profiling):
             return False
         cond, body, pred_reg, moves = plan.cond, plan.body, plan.pred_reg, plan.moves
+        first = plan.first  # run at the first iteration (not before: a loop may run none)
         on_device = plan.stream is not None
         timed = self._run_timed
         count = 0
@@ -619,6 +665,10 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 if not pred:
                     break
                 count += 1
+                if first:
+                    if not self._run_entries(first, regs, step, profiling):
+                        return False
+                    first = ()
                 if profiling:
                     if not timed(body, regs, step):
                         return False

@@ -124,6 +124,22 @@ class StreamTensor(DeviceTensor):
         tensor.array = None
         return tensor
 
+    @classmethod
+    def _sharing(cls, tensor, array, ready, stream):
+        """A tensor over `tensor`'s memory whose bytes (from its start) are `array`, a view of it
+        (Identity, Reshape ...): it keeps `tensor` alive and frees nothing."""
+        alias = object.__new__(cls)
+        alias._owned = None
+        alias.memory = tensor.memory
+        alias.dtype = array.dtype
+        alias.shape = array.shape
+        alias.executor = tensor.executor
+        alias.ready = ready
+        alias.stream = stream
+        alias.base = tensor
+        alias.array = array
+        return alias
+
 
 def ready_events(values, stream):
     """The ready events of `values` that `stream` must wait for (pending, from other streams)."""
@@ -133,8 +149,11 @@ def ready_events(values, stream):
             v = v.value
         if isinstance(v, StreamTensor):
             ev = v.ready
-            if ev is not None and v.stream is not stream and ev.query() != COMPLETE:
-                waits.append(ev)
+            if ev is not None and v.stream is not stream:
+                if ev.query() != COMPLETE:
+                    waits.append(ev)
+                else:
+                    v.ready = None  # valid for good: later readers (a loop's, every iteration) skip the query
     return waits
 
 
@@ -241,7 +260,7 @@ class DeviceKernel:
 
     __slots__ = ("fn", "name", "op", "label", "device", "device_name", "executor", "stream", "xp", "n_out",
                  "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step", "shape_in",
-                 "out_itemsize", "modelled", "memory_total")
+                 "out_itemsize", "modelled", "memory_total", "plain_out")
 
     def __init__(self, ctx, kdef):
         self.fn = kdef.factory(ctx)
@@ -269,6 +288,8 @@ class DeviceKernel:
         self.out_ref = tuple(dt.is_ref_dtype for dt in ctx.output_dtypes)
         self.out_host = tuple(k in host_out or (not dt.is_ref_dtype and host_resident(dt))
                               for k, dt in enumerate(ctx.output_dtypes))
+        # one output, in device memory: _outputs' common case
+        self.plain_out = self.n_out == 1 and not self.out_host[0] and not self.out_ref[0]
         self.host_in = frozenset(_positions(op_def.inputs, ctx.attrs, kdef.host_memory))
         # Runs on the device whatever its inputs: it makes a device tensor, or
         # updates a variable that lives in device memory.
@@ -386,7 +407,9 @@ class DeviceKernel:
         views = list(args)
         swaps = None
         for i, a in enumerate(args):
-            if isinstance(a, DeviceTensor):
+            if type(a) is StreamTensor and a.array is not None and a.executor is self.executor and self.numpy:
+                views[i] = a.array  # (the common case, as _view does it)
+            elif isinstance(a, DeviceTensor):
                 views[i] = self._view(a, i in self.host_in)
             elif type(a) is VariableState and not host_resident(a.dtype):
                 stand_in = VariableState(a.name, a.dtype, a.shape)
@@ -420,6 +443,8 @@ class DeviceKernel:
                 if stand_in.value is not before:
                     state.value = self._to_device(stand_in.value, args, views, event)
         n = self.n_out
+        if n == 1 and self.plain_out and (hasattr(out, "dtype") or isinstance(out, _SCALARS)):
+            return self._to_device(out, args, views, event)  # (the common case, as the loop below does it)
         if n == 0:
             return None
         outs = (out,) if n == 1 else out
@@ -451,7 +476,8 @@ class DeviceKernel:
 
     def _to_device(self, r, args, views, event):
         xp = self.xp
-        r = xp.asarray(r)
+        if type(r) is not np.ndarray:
+            r = xp.asarray(r)
         dtype = r.dtype
         if dtype.kind not in DMA_SAFE_KINDS:
             return self._to_host(r)
@@ -467,8 +493,8 @@ class DeviceKernel:
         dst = executor._device_view(tensor.memory, dtype, shape) if r.size else \
             executor.as_array(tensor.memory, dtype, shape)
         if self.numpy:
-            np.copyto(dst, r)
-            dst.flags.writeable = False
+            dst[...] = r  # (np.copyto and .flags cost about twice as much)
+            dst.setflags(write=False)
         elif isinstance(r, np.ndarray):
             dst.set(r)
         else:
@@ -484,7 +510,7 @@ class DeviceKernel:
         for a, v in zip(args, views):
             if isinstance(a, DeviceTensor) and v is not a and r.nbytes <= a.nbytes and v.size and \
                     _address(v) == ptr:
-                return StreamTensor(a.memory, r.dtype, r.shape, a.executor, False, event, self.stream, a, r)
+                return StreamTensor._sharing(a, r, event, self.stream)
         return None
 
     def _record(self, stats, start, end, result):

@@ -506,3 +506,44 @@ def test_a_sim_loop_gives_back_every_temporary_it_allocates():
     assert after.bytes_in_use == before.bytes_in_use  # nothing of the run is left in use
     assert after.num_allocs - before.num_allocs >= 100  # two temporaries per iteration at least ...
     assert after.peak_bytes_in_use == before.peak_bytes_in_use  # ... each freed before the next is made
+
+
+def _loop_plans(plans):
+    return [u for p in plans if p is not None for u in p.units if isinstance(u, compiled_loop.LoopPlan)]
+
+
+@pytest.mark.parametrize("device", ["/device:CPU:0", "/device:SIM:0"])
+def test_pure_kernels_of_loop_invariants_run_once(device):
+    def build():
+        x = tf.placeholder(tf.float32, [4], name="x")
+
+        def body(i, acc):
+            scaled = tf.reshape(x, [2, 2], name="scaled") * 3.0  # reads only x: the same every iteration
+            noise = tf.random_uniform([2, 2], seed=1, name="noise")  # stateful: a new value every iteration
+            return i + 1, acc + scaled + tf.floor(noise) + tf.cast(i, tf.float32)
+        return list(tf.while_loop(lambda i, acc: i < 4, body, [0, tf.zeros([2, 2])])), [x]
+    feed = [np.arange(4, dtype=np.float32)]
+    got = _compare(build, feed, device=device)
+    np.testing.assert_array_equal(got[1], 4 * 3.0 * feed[0].reshape(2, 2) + (0 + 1 + 2 + 3))
+    _, plans, _ = _run(build, True, feed, device=device)
+    loop, = _loop_plans(plans)
+    first = {e[5].op for e in loop.first}
+    body = {e[5].op for e in loop.body}
+    assert {"Reshape", "Mul"} <= first and "RandomUniform" in body and not first & {"RandomUniform", "AddV2"}
+    assert "hoisted" in repr(loop)
+
+
+@pytest.mark.parametrize("device", ["/device:CPU:0", "/device:SIM:0"])
+def test_a_hoisted_kernel_runs_only_if_the_loop_does(device):
+    def build():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        n = tf.placeholder(tf.int32, [], name="n")
+        out = tf.while_loop(lambda i, y: i < n,
+                            lambda i, y: (i + 1, y + tf.reduce_sum(tf.reshape(x, [3, 3], name="bad"))), [0, 0.0])
+        return list(out), [x, n]
+    x = np.ones(4, np.float32)  # cannot be 3 x 3
+    for compiled in (True, False):
+        values, _, _ = _run(build, compiled, [x, 0], runs=1, device=device)
+        assert values[0][0] == 0 and values[0][1] == 0.0  # no iteration: the bad reshape never ran
+        with pytest.raises(errors.InvalidArgumentError, match="bad"):
+            _run(build, compiled, [x, 1], runs=1, device=device)
