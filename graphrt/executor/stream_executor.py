@@ -116,8 +116,8 @@ class StreamExecutor:
         """
         if self._shut_down:
             self._check_running()
-        offset, alloc_id = self.allocator.allocate_with_id(
-            nbytes, getattr(self.options, "allocation_retry_timeout", 0.0))
+        allocator = self._allocator or self.allocator  # (the property makes it on first use)
+        offset, alloc_id = allocator.allocate_with_id(nbytes, getattr(self.options, "allocation_retry_timeout", 0.0))
         if offset is None:
             return DeviceMemory.null(self)
         return DeviceMemory(offset, nbytes, self, alloc_id)
@@ -144,7 +144,7 @@ class StreamExecutor:
     def _release(self, memory):
         """Deallocation from a DeviceTensor's finalizer: never raises."""
         try:
-            self.allocator.release(memory.opaque, memory._alloc_id)
+            (self._allocator or self.allocator).release(memory.opaque, memory._alloc_id)
         except errors.OpError:
             pass  # freed concurrently: nothing left to give back
 

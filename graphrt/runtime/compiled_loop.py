@@ -657,7 +657,7 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 pred = regs[pred_reg]
                 if type(pred) is not _BOOL:  # (the common case: a comparison's numpy bool)
                     if on_device and isinstance(pred, DeviceTensor):
-                        pred = _device_value(pred)
+                        pred = _device_value(pred, plan.stream.executor)
                     if getattr(pred, "ndim", 0) != 0:
                         it = plan.pred_node
                         raise errors.InvalidArgumentError(
@@ -771,12 +771,14 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 f"{self.position}/{len(self.ex.loop_plan.units)} units, {self.iterations} iterations>")
 
 
-def _device_value(tensor):
-    """A device tensor's array, read on its device's compute stream (the caller's thread)
-    once the copy that made it, if any (a constant's upload), is done."""
+def _device_value(tensor, executor):
+    """A device tensor's array, read on its device's compute stream (the caller's thread, of
+    `executor`) once the copy that made it, if any (a constant's upload), is done."""
     ready = getattr(tensor, "ready", None)
     if ready is not None:
         ready.synchronize()
+    elif getattr(tensor, "array", None) is not None and tensor.executor is executor:
+        return tensor.array  # (the predicate a kernel of the loop just made: read every iteration)
     return tensor.as_array()
 
 

@@ -260,7 +260,7 @@ class DeviceKernel:
 
     __slots__ = ("fn", "name", "op", "label", "device", "device_name", "executor", "stream", "xp", "n_out",
                  "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step", "shape_in",
-                 "out_itemsize", "modelled", "memory_total", "plain_out")
+                 "out_itemsize", "modelled", "memory_total", "plain_out", "inline_plain")
 
     def __init__(self, ctx, kdef):
         self.fn = kdef.factory(ctx)
@@ -303,6 +303,7 @@ class DeviceKernel:
                              None) if makes_one_tensor else None
         self.out_itemsize = _itemsize(ctx.output_dtypes[0]) if self.shape_in is not None else 0
         self.memory_total = False  # the device's memory, read at the first check (_check_fits)
+        self.inline_plain = self.numpy and self.plain_out and not self.modelled and self.shape_in is None
 
     def run(self, step, args, done):
         """The executor's entry point (ASYNC): launch on the compute stream, or run on the host."""
@@ -335,6 +336,26 @@ class DeviceKernel:
                     break
             else:
                 return self.fn(step, *args) if self.takes_step else self.fn(*args)
+        if self.inline_plain:
+            # The common case in one frame (what ready_events, _inputs and _outputs do for it): the
+            # device inputs are ready tensors of this device with their arrays, one output.
+            executor, stream = self.executor, self.stream
+            views = []
+            for a in args:
+                if type(a) is StreamTensor:
+                    array = a.array
+                    if array is None or a.executor is not executor or (a.ready is not None and a.stream is not stream):
+                        break
+                    views.append(array)
+                elif type(a) is VariableState or isinstance(a, DeviceTensor):
+                    break
+                else:
+                    views.append(a)  # a host value
+            else:
+                out = self.fn(step, *views) if self.takes_step else self.fn(*views)
+                if hasattr(out, "dtype") or isinstance(out, _SCALARS):
+                    return self._to_device(out, args, views, None)
+                return out
         for event in ready_events(args, self.stream):
             event.synchronize()  # another stream's copy (a constant's upload): never this stream's work
         if self.modelled:  # the modelled kernel time, as a launch would spend it (from the arguments' bytes)
@@ -504,6 +525,9 @@ class DeviceKernel:
 
     def _alias(self, r, args, views, event):
         """A tensor sharing an input's buffer when `r` is that input's bytes, from the start."""
+        for a, v in zip(args, views):
+            if v is r and isinstance(a, DeviceTensor):  # the input itself, passed on (no address to compare)
+                return StreamTensor._sharing(a, r, event, self.stream)
         if not r.flags.c_contiguous:
             return None
         ptr = _address(r)
