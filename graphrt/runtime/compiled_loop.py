@@ -418,7 +418,7 @@ def _entry(it, data_in, reg, base):
     """(fn, mode, getter, out register, n_out, item, input registers) where mode 0/1/2 is a
     plain kernel of 0/1/more inputs, 3 one that needs the step or reads a variable, and 4
     an asynchronous kernel of the root frame (5: no kernel, clears the registers `ins`; see
-    _with_clears). A device kernel in a loop runs inline: the loop is one launch on the
+    _with_clears; 7: an Identity of a variable, the variable's read, getter its register). A device kernel in a loop runs inline: the loop is one launch on the
     device's compute stream (mode 6, fn(step, getter(regs)), the getter giving the inputs
     as a sequence, variables read)."""
     ins = tuple(reg(s, k) for s, k in data_in[it.id])
@@ -431,9 +431,14 @@ def _entry(it, data_in, reg, base):
             fn, mode, get = inline.run_inline, 6, _args_getter(it, ins)
         else:
             mode = 4
+    elif it.kind == SYNC and it.deref == (0,) and it.op in _FORWARDS:
+        mode, get = 7, ins[0]  # a read of a variable passed on: the read is the value
     else:
         mode = 3 if (it.kind == STEP or it.deref) else min(len(ins), 2)
     return (fn, mode, get, out, it.n_out, it, ins)
+
+
+_FORWARDS = frozenset({"Identity", "Snapshot", "StopGradient", "PreventGradient"})  # kernels returning their input
 
 
 def _args_getter(it, ins):
@@ -608,11 +613,16 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             self.ex.runner(self.loop)
 
     def _loop_on_stream(self, plan, done):
+        # The loop's buffers: what one iteration frees, the next takes again (executor/reuse_pool.py)
+        executor = plan.stream.executor
+        pool = executor.open_reuse_pool()
         try:
             with np.errstate(all="ignore"):  # TF reports inf/nan silently; so do kernels here
                 ok = self._run_loop(plan, self.regs, self.step, self.ex.runs_to_profile > 0)
         except Exception as exc:  # noqa: BLE001 - never the stream's error: the step's
             ok = exc
+        finally:
+            executor.close_reuse_pool(pool)
         ge.run_device_callback(self.ex.device, done, None if ok is True else _REPORTED if ok is False else ok)
 
     # -- loops and kernels ---------------------------------------------------------------
@@ -682,6 +692,8 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                             out = fn(get(regs))
                         elif mode == 0:
                             out = fn()
+                        elif mode == 7:
+                            out = regs[get].read(it.name)
                         elif mode == 3:
                             out = _call(it, fn, ins, regs, step)
                         else:  # 5: the last reader of a variable's view has run
@@ -745,7 +757,7 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             try:
                 if mode == 6:
                     out = fn(step, get(regs))
-                elif mode == 3:
+                elif mode == 3 or mode == 7:
                     out = _call(it, fn, ins, regs, step)
                 else:
                     out = fn(*[regs[r] for r in ins])

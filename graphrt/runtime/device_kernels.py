@@ -55,6 +55,7 @@ like any kernel error, so the stream stays usable: the next step runs.
 """
 import threading
 import time
+from threading import get_ident
 
 import numpy as np
 
@@ -508,7 +509,10 @@ class DeviceKernel:
             if alias is not None:
                 return alias
         shape = r.shape
-        tensor = StreamTensor._owning(executor.allocate(r.nbytes), dtype, shape, executor, event, self.stream)
+        pool = executor._pool  # open while a compiled loop runs on this stream: its buffers are reused
+        memory = pool.take(r.nbytes) if pool is not None and pool.thread == get_ident() else \
+            executor.allocate(r.nbytes)
+        tensor = StreamTensor._owning(memory, dtype, shape, executor, event, self.stream)
         # Memory this executor just allocated for exactly these bytes, viewed on its own stream: none of
         # as_array's checks can fail (an empty tensor has no memory to view).
         dst = executor._device_view(tensor.memory, dtype, shape) if r.size else \

@@ -504,8 +504,10 @@ def test_a_sim_loop_gives_back_every_temporary_it_allocates():
             sess.run(y, feed, options=FAST_FAIL)
             after = allocator.stats()
     assert after.bytes_in_use == before.bytes_in_use  # nothing of the run is left in use
-    assert after.num_allocs - before.num_allocs >= 100  # two temporaries per iteration at least ...
-    assert after.peak_bytes_in_use == before.peak_bytes_in_use  # ... each freed before the next is made
+    # Two temporaries an iteration, 100 in all: the loop's reuse pool hands out the buffers of the
+    # iteration before, so the allocator sees a few allocations (the first iteration's) ...
+    assert after.num_allocs - before.num_allocs < 20
+    assert after.peak_bytes_in_use == before.peak_bytes_in_use  # ... and the same peak every run
 
 
 def _loop_plans(plans):
