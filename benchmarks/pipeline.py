@@ -7,8 +7,15 @@ device-to-device copies have a modelled latency. For M = 1, 4, 8, 16
 micro-batches of a fixed batch and both schedules, this traces steps and
 prints the idle fraction of the devices measured from the step stats
 (`tf.distribute.bubble_fraction`), the textbook GPipe figure, the median
-step time, and the peak activation memory of stage 0 from its BFC
-allocator (1F1B keeps at most K micro-batches alive there, GPipe M).
+step time, and stage 0's peak allocator bytes.
+
+A second table measures memory alone (no modelled costs): micro-batches of a
+fixed size, M = 1, 4, 8, 16, and stage 0's peak bytes in units of what one
+micro-batch keeps there for its backward (its input piece and its layers'
+activations: the growth of GPipe's peak per micro-batch). GPipe holds all M;
+1F1B holds K, plus the next input piece (prefetched) and the working set of
+one backward (`working_set_micro_batches`, the part of GPipe's peak that does
+not grow with M).
 
     python benchmarks/pipeline.py [--trace pipeline_trace.json] [--micro-batches 1 4 8 16]
 """
@@ -87,13 +94,48 @@ def run(micro_batches, schedule, trace_path=None):
     if trace_path:
         with open(trace_path, "w") as f:
             f.write(Timeline(mds[-1].step_stats).generate_chrome_trace_format())
-    activation = BATCH // micro_batches * WIDTH * 4
     return {"micro_batches": micro_batches, "schedule": schedule,
             "measured_bubble": round(statistics.median(bubbles), 3),
             "textbook_bubble": round(tf.distribute.textbook_bubble(K, micro_batches), 3),
             "step_ms": round(statistics.median(times), 1),
-            "stage0_peak_bytes": max(peaks),
-            "stage0_peak_micro_batch_activations": round(max(peaks) / activation, 1)}
+            "stage0_peak_bytes": max(peaks)}
+
+
+MEMORY_ROWS = 256  # rows of one micro-batch in the memory table: activations dwarf the weights
+
+
+def stage0_peak(micro_batches, schedule):
+    """Stage 0's peak bytes over a step (the least of REPEATS: frees that lag only add)."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(np.ones([MEMORY_ROWS * micro_batches, WIDTH], np.float32))
+        pipe = tf.distribute.pipeline([stage_fn(k) for k in range(K)], [f"/device:SIM:{k}" for k in range(K)],
+                                      inputs=x, labels=x,
+                                      loss_fn=lambda out, lab: tf.reduce_mean(tf.squared_difference(out, lab)),
+                                      micro_batches=micro_batches, schedule=schedule)
+        grads = [gr for gr, _ in pipe.grads_and_vars]
+    with tf.Session(graph=g, config=tf.ConfigProto(device_count={"SIM": K})) as sess:
+        sess.run(tf.variables_initializer(tf.global_variables()))
+        sess.run(grads)
+        allocator = sess.device("/job:localhost/replica:0/task:0/device:SIM:0").executor.allocator
+        peaks = []
+        for _ in range(REPEATS):
+            before = allocator.stats().bytes_in_use
+            allocator.clear_stats()
+            sess.run(grads)
+            peaks.append(allocator.stats().peak_bytes_in_use - before)
+        return min(peaks)
+
+
+def memory_table(micro_batches):
+    peaks = {(s, m): stage0_peak(m, s) for s in ("gpipe", "1f1b") for m in sorted(set(micro_batches) | {8, 16})}
+    per_micro_batch = (peaks["gpipe", 16] - peaks["gpipe", 8]) / 8
+    working = peaks["gpipe", 16] / per_micro_batch - 16
+    rows = [{"schedule": s, "micro_batches": m, "stage0_peak_bytes": peaks[s, m],
+             "stage0_peak_micro_batches": round(peaks[s, m] / per_micro_batch, 1)}
+            for s in ("gpipe", "1f1b") for m in micro_batches]
+    return {"micro_batch_rows": MEMORY_ROWS, "bytes_kept_per_micro_batch": round(per_micro_batch),
+            "working_set_micro_batches": round(working, 1), "runs": rows}
 
 
 def _traced_step(sess, train, feed, allocator, devices):
@@ -118,7 +160,7 @@ def main():
         for m in args.micro_batches:
             trace = args.trace if schedule == "gpipe" and m == 8 else None
             rows.append(run(m, schedule, trace))
-    emit("pipeline", {"runs": rows}, stages=K, batch=BATCH, width=WIDTH, layers_per_stage=LAYERS_PER_STAGE,
+    emit("pipeline", {"runs": rows, "memory": memory_table(args.micro_batches)}, stages=K, batch=BATCH, width=WIDTH, layers_per_stage=LAYERS_PER_STAGE,
          sim_options=SIM_OPTIONS)
 
 

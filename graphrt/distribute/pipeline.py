@@ -22,6 +22,11 @@ the executor, which runs one kernel at a time per device, follows it:
     1f1b   K-k-1 forwards, then one forward one backward, then the backwards:
            at most K-k micro-batches alive on stage k (PipeDream-flush)
 
+The batch (and the labels) are split on the host. A micro-batch's piece goes
+to its device only once that device has started the task before the piece's
+forward: one piece is copied ahead while the device computes, and the others
+wait on the host, so they do not count against the device's memory.
+
 `bubble_fraction(step_stats, devices)` measures the idle share of the
 devices in a traced step (GPipe's textbook figure is (K-1)/(M+K-1)).
 """
@@ -124,7 +129,8 @@ def pipeline(stage_fns, devices, inputs, labels=None, loss_fn=None, micro_batche
         micro_inputs = list(zip(*[_split(g, t, m, "inputs", _host_of(devices[0])) for t in flat_inputs]))
         micro_labels = None if labels is None else _split(g, convert_to_tensor(labels), m, "labels",
                                                           _host_of(devices[-1]))
-        builder = _Builder(g, stage_fns, devices, micro_inputs, micro_labels, loss_fn, m, name)
+        hosts = (_host_of(devices[0]), _host_of(devices[-1])) if m > 1 else None
+        builder = _Builder(g, stage_fns, devices, micro_inputs, micro_labels, loss_fn, m, name, hosts)
         builder.build(tasks)
         with g.device(devices[-1]):
             loss = math_ops.multiply(math_ops.add_n(builder.losses), 1.0 / m, name="loss")
@@ -159,8 +165,9 @@ class _Stage:
 class _Builder:
     """Builds the tasks in an order that respects data and schedule edges."""
 
-    def __init__(self, g, stage_fns, devices, micro_inputs, micro_labels, loss_fn, m, name):
+    def __init__(self, g, stage_fns, devices, micro_inputs, micro_labels, loss_fn, m, name, hosts=None):
         self.g, self.fns, self.devices = g, stage_fns, devices
+        self.hosts = hosts  # where the batch was split (inputs, labels), or None: not split
         self.micro_inputs, self.micro_labels, self.loss_fn = micro_inputs, micro_labels, loss_fn
         self.m, self.name = m, name
         self.k = len(stage_fns)
@@ -168,6 +175,7 @@ class _Builder:
         self.fwd = {}                           # (k, i) -> (inputs, outputs)
         self.bwd = {}                           # (k, i) -> gradients of the inputs
         self.last_ops = [[] for _ in range(self.k)]   # ops the next task of a device waits for
+        self.task_starts = [[] for _ in range(self.k)]  # the gates of each device's latest task
         self.losses = [None] * m
         self.grad_sums = {}
         self.variables = []
@@ -195,11 +203,28 @@ class _Builder:
     def _gate(self, k, tensors):
         """The task's inputs, released only when the device's previous task is done."""
         with self.g.control_dependencies(self.last_ops[k]):
-            return [array_ops.identity(t) for t in tensors]
+            gated = [array_ops.identity(t) for t in tensors]
+        self.task_starts[k] = [t.op for t in gated]
+        return gated
+
+    def _prefetch(self, k, host, pieces):
+        """Micro-batch pieces of the batch split on `host`, sent to device k only once the device
+        has started the task before this forward: one micro-batch copied ahead, as a pipeline's
+        infeed streams them, instead of all M copied at the step's start and held there until their
+        backward (which on stage 0 would keep M micro-batches of inputs alive under 1F1B too)."""
+        if not self.task_starts[k]:
+            return pieces
+        with self.g.device(host), self.g.control_dependencies(self.task_starts[k]):
+            return [array_ops.identity(t, name="prefetch") for t in pieces]
 
     def _forward(self, k, i):
         raw = list(self.micro_inputs[i]) if k == 0 else list(self.fwd[(k - 1, i)][1])
         extra = [self.micro_labels[i]] if k == self.k - 1 and self.micro_labels is not None else []
+        if self.hosts is not None:
+            if k == 0:
+                raw = self._prefetch(k, self.hosts[0], raw)
+            if extra:
+                extra = self._prefetch(k, self.hosts[1], extra)
         gated = self._gate(k, raw + extra)
         if self.stages[k] is None:
             outputs = self._call_stage(k, gated[:len(raw)], gated[len(raw):])
