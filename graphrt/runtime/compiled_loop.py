@@ -29,7 +29,8 @@ in the last iteration), reads the predicate, and if true runs the *body
 part*, kernels in dependency order (control edges included), so stateful
 kernels run in the order the graph says. Loop invariants are aliases of
 the root value: hoisted, and so are the loop's Consts (run once before
-the first iteration: they are pure). Registers are kept between
+the first iteration: they are pure) and the pure kernels fed only by
+loop invariants (loop_invariants.py). Registers are kept between
 iterations, except those that may hold a view of a variable's value (a
 read, and what kernels without fresh outputs make of it): they are cleared
 after their last reader in the body, so the variable's update finds its
@@ -42,7 +43,9 @@ order; with them, passes run whatever is ready and the run waits for a
 done when nothing is (see CompiledLoopRun). A loop of a sim device's
 kernels is one launch on the device's compute stream: its kernels run
 there inline (DeviceKernel.run_inline), with no hand-off between the
-executor and the stream per kernel, as a device-side loop would.
+executor and the stream per kernel, and each iteration's outputs take the
+buffers the iteration before freed, without the allocator
+(executor/reuse_pool.py), as a device-side loop would.
 
 The step's error (another partition's failure, an abort, a deadline) is
 checked before each iteration and each root kernel, so an endless loop
@@ -61,10 +64,8 @@ import numpy as np
 
 from .. import errors
 from ..executor import DeviceTensor
-from ..framework import registry
 from ..framework.registry import ASYNC, STEP, SYNC
-from . import common_subexpressions as cse
-from . import compiled_schedule
+from . import compiled_schedule, loop_invariants
 from . import graph_executor as ge
 from .frame_executor import ENTER, EXIT, NEXT_ITERATION, FrameRun
 
@@ -316,8 +317,8 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     written = {r for it in sf.items for r in range(base[it.id], base[it.id] + max(it.n_out, 1))}
     invariant = {r for e in cond + body_entries for r in e[6] if r not in written}
     invariant.update(e[3] for e in consts)
-    hoisted_cond, cond = _hoist(cond, invariant)
-    plan.first, body_entries = _hoist(body_entries, invariant)
+    hoisted_cond, cond = loop_invariants.hoist(cond, invariant)
+    plan.first, body_entries = loop_invariants.hoist(body_entries, invariant)
     plan.before = tuple(consts) + hoisted_cond
     plan.cond = tuple(cond)
     plan.body = tuple(body_entries)
@@ -326,37 +327,6 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     if plan.stream is None:  # (a device's variables swap in a new buffer at every update anyway)
         plan.body = _with_clears(plan.body, {n for _, _, n in merges})
     return plan
-
-
-def _hoist(entries, invariant):
-    """(the pure kernels of `entries` that read only loop invariants, the rest), each in order;
-    `invariant` gains the hoisted kernels' outputs. Such a kernel computes the same value at every
-    iteration: a loop runs it once (loop-invariant code motion, as XLA's while-loop optimizer)."""
-    hoisted, rest = [], []
-    for entry in entries:
-        _, _, _, out, n_out, it, ins = entry
-        if invariant.issuperset(ins) and _is_pure(it):
-            hoisted.append(entry)
-            invariant.update(range(out, out + n_out))
-        else:
-            rest.append(entry)
-    return tuple(hoisted), tuple(rest)
-
-
-def _is_pure(it):
-    """True when `it`'s outputs depend on its input values only: a stateless op (not a random op, not
-    a read of a variable, queue, TensorArray...), with no ref, resource or variant value in or out,
-    that needs no step (as common_subexpressions shares)."""
-    if it.deref or it.op in cse._NOT_SHARED or registry.get_op_def(it.op).is_stateful:
-        return False
-    if it.kind == ASYNC:
-        inline = _inline_kernel(it)
-        if inline is None or inline.takes_step:
-            return False
-    elif it.kind != SYNC:
-        return False
-    ctx = it.ctx
-    return not any(dt.is_ref_dtype or dt.base_dtype in cse._OPAQUE for dt in (*ctx.input_dtypes, *ctx.output_dtypes))
 
 
 def _with_clears(body, carried):
