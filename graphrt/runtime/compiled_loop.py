@@ -388,9 +388,10 @@ def _entry(it, data_in, reg, base):
     """(fn, mode, getter, out register, n_out, item, input registers) where mode 0/1/2 is a
     plain kernel of 0/1/more inputs, 3 one that needs the step or reads a variable, and 4
     an asynchronous kernel of the root frame (5: no kernel, clears the registers `ins`; see
-    _with_clears; 7: an Identity of a variable, the variable's read, getter its register). A device kernel in a loop runs inline: the loop is one launch on the
-    device's compute stream (mode 6, fn(step, getter(regs)), the getter giving the inputs
-    as a sequence, variables read)."""
+    _with_clears; 7: an Identity of a variable, the variable's read, getter its register).
+    A device kernel in a loop runs inline: the loop is one launch on the device's compute
+    stream (mode 6, fn(step, getter(regs)), the getter giving the inputs as a sequence,
+    variables read)."""
     ins = tuple(reg(s, k) for s, k in data_in[it.id])
     out = base[it.id]
     fn = it.fn

@@ -498,7 +498,7 @@ class DeviceKernel:
 
     def _to_device(self, r, args, views, event):
         xp = self.xp
-        if type(r) is not np.ndarray:
+        if type(r) is not np.ndarray or not self.numpy:
             r = xp.asarray(r)
         dtype = r.dtype
         if dtype.kind not in DMA_SAFE_KINDS:
