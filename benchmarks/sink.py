@@ -22,9 +22,14 @@ step) and "linear" (4 -> 1, the same optimizer, about 15). Three devices:
 * CPU:0 and SIM:0 as they are (the plain figures). graphrt's per-run cost
   is small (`run_cost_ms`: one sess.run feeding a batch to an Identity), so
   sinking saves little on CPU: a step is mostly its numpy kernels, which a
-  sunk loop runs too (expect sunk_over_host about 0.8-0.9). On SIM the host
-  loop's kernels are launched one by one onto the device's stream, while a
-  sunk loop is one launch running its kernels inline there (about 0.35-0.5, with the load).
+  sunk loop runs too, less the few it hoists (the pure kernels of loop
+  invariants, run once: expect sunk_over_host about 0.7-0.8). On SIM the
+  host loop's kernels are launched one by one onto the device's stream,
+  while a sunk loop is one launch running its kernels inline there, reusing
+  the buffers each iteration frees for the next instead of going through
+  the allocator (executor/reuse_pool.py): about 0.15-0.2 (0.14-0.21
+  measured on 2 shared cores; the host loop 0.6-0.8 ms a step for
+  "linear", 0.8-1.1 for "mlp", the sunk loop about 0.11 and 0.18).
 * SIM:0 with a modelled PCIe link (`SimOptions(copy_latency=15e-6)`, the
   fixed cost of a small host<->device copy over PCIe is about 10-20 us):
   every copy the host loop makes per step (two feeds, the loss fetched)
@@ -34,8 +39,8 @@ step) and "linear" (4 -> 1, the same optimizer, about 15). Three devices:
   `run_cost_ms` shows what a run with one feed actually costs under the
   model. Kernels have no modelled launch latency (a sunk loop on graphrt
   still launches every kernel, so it would pay that too). The latency
-  lowers the ratio a little (about 0.35-0.4): next to graphrt's Python kernels
-  on SIM (tens of us each), two or three copies of 15 us are small.
+  lowers the ratio a little (about 0.12-0.18): next to graphrt's Python kernels
+  on SIM (several us each), two or three copies of 15 us are small.
 
 Per row: the time per step of each way (the best of 7 runs of K steps, the
 ways taking turns: on a shared machine the median moves with the other

@@ -93,9 +93,14 @@ class BFCAllocator(WatchedCounters):
                 f"BFCAllocator {name}: arena must hold at least {MIN_ALLOCATION_SIZE} bytes")
         self.name = name
         self.arena_size = arena_size
-        self._cond = threading.Condition()
+        # A plain Lock guards the state (entered in C: allocations are on every device kernel's path);
+        # the Condition over it is for allocations waiting for frees, counted in _waiters.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._waiters = 0
         self._chunks = {}  # offset -> _Chunk, every chunk of the arena
         self._bins = [[] for _ in range(NUM_BINS)]  # sorted (size, offset) of free chunks
+        self._nonempty = 0  # bit b set: bin b holds a free chunk (the search skips empty bins at once)
         self._next_alloc_id = 1
         self._bytes_in_use = 0
         self._peak_bytes_in_use = 0
@@ -119,28 +124,44 @@ class BFCAllocator(WatchedCounters):
             ResourceExhaustedError: nothing fits (message summarises the arena).
             InvalidArgumentError: negative size.
         """
+        return self.allocate_with_id(nbytes, timeout)[0]
+
+    def allocate_with_id(self, nbytes, timeout=0.0):
+        """allocate(), returning (offset, allocation_id) ((None, 0) for 0 bytes): one call where
+        StreamExecutor.allocate needs both."""
         nbytes = int(nbytes)
-        if nbytes < 0:
-            raise errors.InvalidArgumentError(f"Allocator ({self.name}): negative allocation size {nbytes}")
-        if nbytes == 0:
-            return None
-        rounded = round_bytes(nbytes)
-        if rounded > self.arena_size:  # can never fit: no point waiting for frees
-            timeout = 0.0
-        deadline = None
-        with self._cond:
-            while True:
+        rounded = (nbytes + MIN_ALLOCATION_SIZE - 1) // MIN_ALLOCATION_SIZE * MIN_ALLOCATION_SIZE
+        if nbytes > 0:
+            with self._lock:
                 chunk = self._find_chunk(rounded, nbytes)
+                if chunk is not None:  # (the common case: it fits)
+                    return chunk.offset, chunk.alloc_id
+        chunk = self._allocate_or_wait(nbytes, rounded, timeout)
+        return (None, 0) if chunk is None else (chunk.offset, chunk.alloc_id)
+
+    def _allocate_or_wait(self, nbytes, rounded, timeout):
+        if nbytes <= 0:
+            if nbytes < 0:
+                raise errors.InvalidArgumentError(f"Allocator ({self.name}): negative allocation size {nbytes}")
+            return None
+        with self._lock:
+            chunk = self._find_chunk(rounded, nbytes)  # (another thread may have freed some since)
+            if chunk is not None:
+                return chunk
+            if timeout > 0 and rounded <= self.arena_size:  # (what can never fit is not worth waiting for)
+                deadline = time.monotonic() + timeout
+                self._waiters += 1
+                try:
+                    while chunk is None:
+                        remaining = deadline - time.monotonic()
+                        if remaining <= 0:
+                            break
+                        self._cond.wait(remaining)
+                        chunk = self._find_chunk(rounded, nbytes)
+                finally:
+                    self._waiters -= 1
                 if chunk is not None:
-                    return chunk.offset
-                if timeout <= 0:
-                    break
-                if deadline is None:
-                    deadline = time.monotonic() + timeout
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                self._cond.wait(remaining)
+                    return chunk
             raise errors.ResourceExhaustedError(self._oom_message(nbytes, rounded), device=self.name)
 
     def deallocate(self, offset):
@@ -154,19 +175,62 @@ class BFCAllocator(WatchedCounters):
         """
         if offset is None:
             return
-        with self._cond:
+        with self._lock:
             chunk = self._chunks.get(offset)
-            if chunk is None or not chunk.in_use:
+            if chunk is None or chunk.alloc_id == _FREE:
                 what = "already free (double free)" if chunk is not None else "not the start of any chunk"
                 raise errors.InternalError(
                     f"Allocator ({self.name}): deallocate of offset {offset:#x}, which is {what}",
                     device=self.name)
-            self._bytes_in_use -= chunk.size
-            self._requested_in_use -= chunk.requested
-            chunk.alloc_id = _FREE
-            chunk.requested = 0
-            chunk = self._merge_with_free_neighbours(chunk)
+            self._free(chunk)
+
+    def release(self, offset, allocation_id):
+        """Frees the allocation at `offset` if it is live with `allocation_id`; True if it was.
+        (A tensor's release: the check and the free under one lock.)"""
+        with self._lock:
+            chunk = self._chunks.get(offset)
+            if chunk is None or chunk.alloc_id != allocation_id or allocation_id == _FREE:
+                return False
+            self._free(chunk)
+            return True
+
+    def _free(self, chunk):
+        self._bytes_in_use -= chunk.size
+        self._requested_in_use -= chunk.requested
+        chunk.alloc_id = _FREE
+        chunk.requested = 0
+        # merge with free neighbours
+        nxt = chunk.next
+        prev = chunk.prev
+        if (prev is None or prev.alloc_id != _FREE) and nxt is not None and nxt.alloc_id == _FREE:
+            # only the next one (the common case, the arena's free end): the merged chunk, larger,
+            # takes its entry's place when that keeps its bin in order (no bin churn)
+            size = nxt.size
+            b = (size >> 8).bit_length() - 1
+            if b >= NUM_BINS:
+                b = NUM_BINS - 1
+            free = self._bins[b]
+            i = bisect.bisect_left(free, (size, nxt.offset))
+            self._absorb_next(chunk)
+            entry = (chunk.size, chunk.offset)
+            if min((chunk.size >> 8).bit_length() - 1, NUM_BINS - 1) == b and (
+                    i + 1 == len(free) or entry < free[i + 1]):
+                free[i] = entry
+            else:
+                del free[i]
+                if not free:
+                    self._nonempty &= ~(1 << b)
+                self._insert_free(chunk)
+        else:
+            if nxt is not None and nxt.alloc_id == _FREE:
+                self._remove_free(nxt)
+                self._absorb_next(chunk)
+            if prev is not None and prev.alloc_id == _FREE:
+                self._remove_free(prev)
+                self._absorb_next(prev)
+                chunk = prev
             self._insert_free(chunk)
+        if self._waiters:
             self._cond.notify_all()
 
     def requested_size(self, offset):
@@ -184,16 +248,16 @@ class BFCAllocator(WatchedCounters):
     def is_live(self, offset, allocation_id=None):
         """True when `offset` starts a live allocation (with that id, if given)."""
         chunk = self._chunks.get(offset)
-        if chunk is None or not chunk.in_use:
+        if chunk is None or chunk.alloc_id == _FREE:
             return False
         return allocation_id is None or chunk.alloc_id == allocation_id
 
     def _watch_lock(self):
-        return self._cond
+        return self._lock
 
     def stats(self):
         """An AllocatorStats snapshot."""
-        with self._cond:
+        with self._lock:
             return AllocatorStats(
                 num_allocs=self._num_allocs,
                 bytes_in_use=self._bytes_in_use,
@@ -204,35 +268,35 @@ class BFCAllocator(WatchedCounters):
 
     def clear_stats(self):
         """Resets num_allocs and largest_alloc_size to 0 and peak to current use."""
-        with self._cond:
+        with self._lock:
             self._num_allocs = 0
             self._largest_alloc_size = 0
             self._peak_bytes_in_use = self._bytes_in_use
 
     def chunks(self):
         """Every chunk of the arena in address order, as ChunkInfo records."""
-        with self._cond:
+        with self._lock:
             return [self._info(c) for c in self._walk()]
 
     def free_chunks(self, bin_index=None):
         """(size, offset) of free chunks in bin order, optionally of one bin."""
-        with self._cond:
+        with self._lock:
             if bin_index is not None:
                 return list(self._bins[bin_index])
             return [entry for b in self._bins for entry in b]
 
     def summary(self):
         """A multi-line description of the arena: totals, bins, in-use sizes, a map."""
-        with self._cond:
+        with self._lock:
             return self._summary_locked()
 
     def occupancy_map(self, width=100):
         """One character per 1/width of the arena: '*' requested, 'x' padding, '_' free."""
-        with self._cond:
+        with self._lock:
             return self._occupancy_map_locked(width)
 
     def __repr__(self):
-        with self._cond:
+        with self._lock:
             n = len(self._chunks)
             return (f"<BFCAllocator {self.name} {format_bytes(self._bytes_in_use)}/"
                     f"{format_bytes(self.arena_size)} in use, {n} chunk{'s' if n != 1 else ''}>")
@@ -240,54 +304,64 @@ class BFCAllocator(WatchedCounters):
     # -- allocation internals (called with the lock held) ---------------------
 
     def _find_chunk(self, rounded, requested):
-        first_bin = bin_for_size(rounded)
-        for b in range(first_bin, NUM_BINS):
+        b = (rounded >> 8).bit_length() - 1  # bin_for_size(rounded)
+        if b >= NUM_BINS:
+            b = NUM_BINS - 1
+        nonempty = self._nonempty >> b
+        if not nonempty:
+            return None
+        free = None
+        if nonempty & 1:
             free = self._bins[b]
-            if not free:
-                continue
-            # Bins above the first only hold chunks larger than `rounded`.
-            i = bisect.bisect_left(free, (rounded, -1)) if b == first_bin else 0
+            i = bisect.bisect_left(free, (rounded, -1))
             if i == len(free):
-                continue
-            size, offset = free.pop(i)
-            chunk = self._chunks[offset]
-            if size >= 2 * rounded or size - rounded >= MAX_INTERNAL_FRAGMENTATION:
-                self._split(chunk, rounded)
-            self._mark_in_use(chunk, requested)
-            return chunk
-        return None
-
-    def _split(self, chunk, size):
-        rest = _Chunk(chunk.offset + size, chunk.size - size)
-        rest.prev, rest.next = chunk, chunk.next
-        if chunk.next is not None:
-            chunk.next.prev = rest
-        chunk.next = rest
-        chunk.size = size
-        self._chunks[rest.offset] = rest
-        self._insert_free(rest)
-
-    def _mark_in_use(self, chunk, requested):
+                free = None
+                nonempty ^= 1
+                if not nonempty:
+                    return None
+        if free is None:
+            # The next non-empty bin: every chunk there is larger than `rounded`, its first the best fit.
+            b += (nonempty & -nonempty).bit_length() - 1
+            free = self._bins[b]
+            i = 0
+        size, offset = free[i]
+        chunk = self._chunks[offset]
+        if size >= 2 * rounded or size - rounded >= MAX_INTERNAL_FRAGMENTATION:
+            # split: the rest is a free chunk of its own, right after
+            rest = _Chunk(offset + rounded, size - rounded)
+            rest.prev = chunk
+            nxt = rest.next = chunk.next
+            if nxt is not None:
+                nxt.prev = rest
+            chunk.next = rest
+            chunk.size = rounded
+            self._chunks[rest.offset] = rest
+            entry = (rest.size, rest.offset)  # smaller than the chunk's: in order at its place if in its bin
+            if min((rest.size >> 8).bit_length() - 1, NUM_BINS - 1) == b and (i == 0 or free[i - 1] < entry):
+                free[i] = entry  # (the common case, a split of the arena's free end: no bin churn)
+            else:
+                del free[i]
+                if not free:
+                    self._nonempty &= ~(1 << b)
+                self._insert_free(rest)
+        else:
+            del free[i]
+            if not free:
+                self._nonempty &= ~(1 << b)
+        # (the chunk is in use from here)
         chunk.alloc_id = self._next_alloc_id
         self._next_alloc_id += 1
         chunk.requested = requested
         self._requested_in_use += requested
         self._num_allocs += 1
-        self._bytes_in_use += chunk.size
-        self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
-        self._notify_watches(chunk.size)
-        self._largest_alloc_size = max(self._largest_alloc_size, chunk.size)
-
-    def _merge_with_free_neighbours(self, chunk):
-        nxt = chunk.next
-        if nxt is not None and not nxt.in_use:
-            self._remove_free(nxt)
-            self._absorb_next(chunk)
-        prev = chunk.prev
-        if prev is not None and not prev.in_use:
-            self._remove_free(prev)
-            self._absorb_next(prev)
-            chunk = prev
+        size = chunk.size
+        in_use = self._bytes_in_use = self._bytes_in_use + size
+        if in_use > self._peak_bytes_in_use:
+            self._peak_bytes_in_use = in_use
+        if self._watches:
+            self._notify_watches(size)
+        if size > self._largest_alloc_size:
+            self._largest_alloc_size = size
         return chunk
 
     def _absorb_next(self, chunk):
@@ -299,11 +373,22 @@ class BFCAllocator(WatchedCounters):
         del self._chunks[nxt.offset]
 
     def _insert_free(self, chunk):
-        bisect.insort(self._bins[bin_for_size(chunk.size)], (chunk.size, chunk.offset))
+        size = chunk.size
+        b = (size >> 8).bit_length() - 1  # bin_for_size(size): a chunk holds at least 256 bytes
+        if b >= NUM_BINS:
+            b = NUM_BINS - 1
+        bisect.insort(self._bins[b], (size, chunk.offset))
+        self._nonempty |= 1 << b
 
     def _remove_free(self, chunk):
-        free = self._bins[bin_for_size(chunk.size)]
-        del free[bisect.bisect_left(free, (chunk.size, chunk.offset))]
+        size = chunk.size
+        b = (size >> 8).bit_length() - 1
+        if b >= NUM_BINS:
+            b = NUM_BINS - 1
+        free = self._bins[b]
+        del free[bisect.bisect_left(free, (size, chunk.offset))]
+        if not free:
+            self._nonempty &= ~(1 << b)
 
     def _live_chunk(self, offset):
         chunk = self._chunks.get(offset)

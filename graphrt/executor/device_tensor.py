@@ -1,6 +1,5 @@
 """DeviceTensor: a typed, shaped array living in one device's memory."""
 import math
-import weakref
 
 import numpy as np
 
@@ -33,9 +32,13 @@ class DeviceTensor:
         <DeviceTensor float32[2,3] on sim:0 @0x1200 (24 B)>
     """
 
-    __slots__ = ("memory", "dtype", "shape", "executor", "_finalizer", "__weakref__")
+    # `_owned`: the memory this tensor frees (None: it owns none, False: freed). Freed by __del__
+    # rather than a weakref.finalize, which costs several times more to set up and to run: a device
+    # kernel makes and drops a tensor per output (runtime/device_kernels.py).
+    __slots__ = ("memory", "dtype", "shape", "executor", "_owned", "__weakref__")
 
     def __init__(self, memory, dtype, shape, executor=None, owned=False):
+        self._owned = None
         self.memory = memory
         self.dtype = np.dtype(dtype)
         self.shape = tuple(int(d) for d in shape)
@@ -44,10 +47,17 @@ class DeviceTensor:
             raise errors.FailedPreconditionError(
                 f"Allocation on device not large enough for array: {memory.size} < {self.nbytes}",
                 device=self.device)
-        self._finalizer = None
         if owned and not memory.is_null():
-            self._finalizer = weakref.finalize(self, self.executor._release, memory)
-            self._finalizer.atexit = False  # the process is going away; nothing to give back
+            self._owned = memory
+
+    def __del__(self):
+        memory = self._owned
+        if memory:
+            self._owned = False
+            try:
+                self.executor._release(memory)
+            except Exception:  # noqa: BLE001 - the interpreter is shutting down; nothing to give back
+                pass
 
     @classmethod
     def empty(cls, executor, shape, dtype):
@@ -78,7 +88,7 @@ class DeviceTensor:
 
     @property
     def owns_memory(self):
-        return self._finalizer is not None and self._finalizer.alive
+        return bool(self._owned)
 
     def as_array(self):
         """The device-side array (numpy or cupy); for kernels running on this device's streams."""
@@ -92,13 +102,15 @@ class DeviceTensor:
 
     def free(self):
         """Frees the memory now if this tensor owns it (idempotent)."""
-        if self._finalizer is not None:
-            self._finalizer()
+        memory = self._owned
+        if memory:
+            self._owned = False
+            self.executor._release(memory)
 
     def __repr__(self):
         dims = ",".join(str(d) for d in self.shape)
         where = "null" if self.memory.is_null() else f"@{self.memory.opaque:#x}"
-        freed = "" if self._finalizer is None or self._finalizer.alive else " freed"
+        freed = " freed" if self._owned is False else ""
         return (f"<DeviceTensor {self.dtype.name}[{dims}] on {self.device} {where} "
                 f"({format_bytes(self.nbytes)}){freed}>")
 

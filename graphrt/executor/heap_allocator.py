@@ -61,6 +61,20 @@ class HeapAllocator(WatchedCounters):
             self._notify_watches(nbytes)
         return address
 
+    def allocate_with_id(self, nbytes, timeout=0.0):
+        """allocate(), returning (address, allocation_id) ((None, 0) for 0 bytes)."""
+        address = self.allocate(nbytes, timeout)
+        return (None, 0) if address is None else (address, self.allocation_id(address))
+
+    def release(self, address, allocation_id):
+        """Frees the buffer at `address` if it is live with `allocation_id`; True if it was."""
+        with self._lock:
+            entry = self._buffers.get(address)
+            if entry is None or entry[1] != allocation_id:
+                return False
+        self.deallocate(address)
+        return True
+
     def deallocate(self, address):
         """Frees the buffer at `address`; InternalError when it is not live."""
         if address is None:

@@ -24,6 +24,7 @@ from .device_memory import DeviceMemory
 from .device_tensor import memory_of
 from .dma import check_dma_safe
 from .event import Event
+from .reuse_pool import ReusePool
 from .stream import Stream, current_stream
 
 DeviceStreams = collections.namedtuple("DeviceStreams", "compute h2d d2h d2d")
@@ -83,6 +84,7 @@ class StreamExecutor:
     """
 
     array_module = np
+    _pool = None  # the open ReusePool, if any
 
     def __init__(self, platform, ordinal, options):
         self.platform = platform
@@ -114,12 +116,13 @@ class StreamExecutor:
             ResourceExhaustedError: the device is out of memory (with a
                 summary of the allocator).
         """
-        self._check_running()
-        allocator = self.allocator
-        offset = allocator.allocate(nbytes, timeout=getattr(self.options, "allocation_retry_timeout", 0.0))
+        if self._shut_down:
+            self._check_running()
+        allocator = self._allocator or self.allocator  # (the property makes it on first use)
+        offset, alloc_id = allocator.allocate_with_id(nbytes, getattr(self.options, "allocation_retry_timeout", 0.0))
         if offset is None:
             return DeviceMemory.null(self)
-        return DeviceMemory(offset, nbytes, self, allocator.allocation_id(offset))
+        return DeviceMemory(offset, nbytes, self, alloc_id)
 
     def deallocate(self, memory):
         """Frees `memory` now. Null handles are ignored.
@@ -140,13 +143,33 @@ class StreamExecutor:
             raise errors.InternalError(f"{self.name}: double free of {memory!r}", device=self.name)
         self.allocator.deallocate(memory.opaque)
 
-    def _release(self, memory):
-        """Deallocation from a DeviceTensor's finalizer: never raises."""
+    def _release(self, memory, pooled=True):
+        """Deallocation when a DeviceTensor that owns `memory` is gone: never raises. Kept for
+        reuse instead while a ReusePool of this thread is open (`pooled`)."""
+        pool = self._pool
+        if pool is not None and pooled and pool.give(memory):
+            return
         try:
-            if self.allocator.is_live(memory.opaque, memory._alloc_id):
-                self.allocator.deallocate(memory.opaque)
+            (self._allocator or self.allocator).release(memory.opaque, memory._alloc_id)
         except errors.OpError:
             pass  # freed concurrently: nothing left to give back
+
+    def open_reuse_pool(self):
+        """A ReusePool for the calling thread (see executor/reuse_pool.py), or None when one is open."""
+        with self._lock:
+            if self._pool is not None:
+                return None
+            self._pool = ReusePool(self)
+            return self._pool
+
+    def close_reuse_pool(self, pool):
+        """Closes `pool` (from open_reuse_pool; None: nothing) and frees what it kept."""
+        if pool is None:
+            return
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.drain()
 
     def memory_usage(self):
         """MemoryUsage(free, total) of this device's allocator, in bytes."""

@@ -29,7 +29,8 @@ in the last iteration), reads the predicate, and if true runs the *body
 part*, kernels in dependency order (control edges included), so stateful
 kernels run in the order the graph says. Loop invariants are aliases of
 the root value: hoisted, and so are the loop's Consts (run once before
-the first iteration: they are pure). Registers are kept between
+the first iteration: they are pure) and the pure kernels fed only by
+loop invariants (loop_invariants.py). Registers are kept between
 iterations, except those that may hold a view of a variable's value (a
 read, and what kernels without fresh outputs make of it): they are cleared
 after their last reader in the body, so the variable's update finds its
@@ -42,7 +43,9 @@ order; with them, passes run whatever is ready and the run waits for a
 done when nothing is (see CompiledLoopRun). A loop of a sim device's
 kernels is one launch on the device's compute stream: its kernels run
 there inline (DeviceKernel.run_inline), with no hand-off between the
-executor and the stream per kernel, as a device-side loop would.
+executor and the stream per kernel, and each iteration's outputs take the
+buffers the iteration before freed, without the allocator
+(executor/reuse_pool.py), as a device-side loop would.
 
 The step's error (another partition's failure, an abort, a deadline) is
 checked before each iteration and each root kernel, so an endless loop
@@ -62,7 +65,7 @@ import numpy as np
 from .. import errors
 from ..executor import DeviceTensor
 from ..framework.registry import ASYNC, STEP, SYNC
-from . import compiled_schedule
+from . import compiled_schedule, loop_invariants
 from . import graph_executor as ge
 from .frame_executor import ENTER, EXIT, NEXT_ITERATION, FrameRun
 
@@ -79,12 +82,14 @@ class _Reject(Exception):
 class LoopPlan:
     """One while loop: registers to move and kernels to run per iteration."""
 
-    __slots__ = ("name", "merges", "pred_reg", "pred_node", "consts", "cond", "body", "exits", "stream", "moves")
+    __slots__ = ("name", "merges", "pred_reg", "pred_node", "before", "first", "cond", "body", "exits", "stream",
+                 "moves")
 
     def __repr__(self):
         kernels = sum(e[1] != 5 for e in self.body)  # (not the register clears)
+        hoisted = len(self.before) + len(self.first)
         return (f"<LoopPlan {self.name}: {len(self.cond)} cond kernels, {kernels} body kernels, "
-                f"{len(self.merges)} loop variables>")
+                f"{hoisted} hoisted, {len(self.merges)} loop variables>")
 
 
 class Plan:
@@ -304,9 +309,19 @@ def _compile_frame(sf, items, data_in, ctrl_in, reg, base):
     plan.pred_reg = reg(*data_in[lc_id][0])
     plan.pred_node = lc
     kernels = [it for it in sf.items if it.op not in _CONTROL_FLOW_OPS and not _is_alias(it)]
-    plan.consts = tuple(_entry(it, data_in, reg, base) for it in kernels if _is_const(it))
-    plan.cond = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id not in body and not _is_const(it))
-    plan.body = tuple(_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it))
+    consts = [_entry(it, data_in, reg, base) for it in kernels if _is_const(it)]
+    cond = [_entry(it, data_in, reg, base) for it in kernels if it.id not in body and not _is_const(it)]
+    body_entries = [_entry(it, data_in, reg, base) for it in kernels if it.id in body and not _is_const(it)]
+    # Loop invariants: registers the loop does not write (values from outside it), the Consts' and
+    # the hoisted kernels'.
+    written = {r for it in sf.items for r in range(base[it.id], base[it.id] + max(it.n_out, 1))}
+    invariant = {r for e in cond + body_entries for r in e[6] if r not in written}
+    invariant.update(e[3] for e in consts)
+    hoisted_cond, cond = loop_invariants.hoist(cond, invariant)
+    plan.first, body_entries = loop_invariants.hoist(body_entries, invariant)
+    plan.before = tuple(consts) + hoisted_cond
+    plan.cond = tuple(cond)
+    plan.body = tuple(body_entries)
     plan.exits = tuple(exits)
     plan.stream = _loop_stream(sf, kernels)
     if plan.stream is None:  # (a device's variables swap in a new buffer at every update anyway)
@@ -373,21 +388,47 @@ def _entry(it, data_in, reg, base):
     """(fn, mode, getter, out register, n_out, item, input registers) where mode 0/1/2 is a
     plain kernel of 0/1/more inputs, 3 one that needs the step or reads a variable, and 4
     an asynchronous kernel of the root frame (5: no kernel, clears the registers `ins`; see
-    _with_clears). A device kernel in a loop runs inline: the
-    loop is one launch on the device's compute stream (mode 3, fn(step, *inputs))."""
+    _with_clears; 7: an Identity of a variable, the variable's read, getter its register).
+    A device kernel in a loop runs inline: the loop is one launch on the device's compute
+    stream (mode 6, fn(step, getter(regs)), the getter giving the inputs as a sequence,
+    variables read)."""
     ins = tuple(reg(s, k) for s, k in data_in[it.id])
     out = base[it.id]
     fn = it.fn
+    get = operator.itemgetter(*ins) if ins else None
     if it.kind == ASYNC:
         inline = _inline_kernel(it)
         if it.frame.parent is not None and inline is not None:
-            fn, mode = inline.run_inline, 3
+            fn, mode, get = inline.run_inline, 6, _args_getter(it, ins)
         else:
             mode = 4
+    elif it.kind == SYNC and it.deref == (0,) and it.op in _FORWARDS:
+        mode, get = 7, ins[0]  # a read of a variable passed on: the read is the value
     else:
         mode = 3 if (it.kind == STEP or it.deref) else min(len(ins), 2)
-    get = operator.itemgetter(*ins) if ins else None
     return (fn, mode, get, out, it.n_out, it, ins)
+
+
+_FORWARDS = frozenset({"Identity", "Snapshot", "StopGradient", "PreventGradient"})  # kernels returning their input
+
+
+def _args_getter(it, ins):
+    """regs -> the inputs of `it` as a sequence, variables read (an inline device kernel's arguments)."""
+    if it.deref:
+        return functools.partial(_read_args, it, ins)
+    if len(ins) > 1:
+        return operator.itemgetter(*ins)
+    if ins:
+        r, = ins
+        return lambda regs: (regs[r],)
+    return lambda regs: ()
+
+
+def _read_args(it, ins, regs):
+    args = [regs[r] for r in ins]
+    for j in it.deref:
+        args[j] = args[j].read(it.name)
+    return args
 
 
 _CONTROL_FLOW_OPS = frozenset({"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration",
@@ -543,11 +584,16 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             self.ex.runner(self.loop)
 
     def _loop_on_stream(self, plan, done):
+        # The loop's buffers: what one iteration frees, the next takes again (executor/reuse_pool.py)
+        executor = plan.stream.executor
+        pool = executor.open_reuse_pool()
         try:
             with np.errstate(all="ignore"):  # TF reports inf/nan silently; so do kernels here
                 ok = self._run_loop(plan, self.regs, self.step, self.ex.runs_to_profile > 0)
         except Exception as exc:  # noqa: BLE001 - never the stream's error: the step's
             ok = exc
+        finally:
+            executor.close_reuse_pool(pool)
         ge.run_device_callback(self.ex.device, done, None if ok is True else _REPORTED if ok is False else ok)
 
     # -- loops and kernels ---------------------------------------------------------------
@@ -556,9 +602,10 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
         The kernel calls are inlined: the hot loop of a compiled loop."""
         for m, init, _ in plan.merges:
             regs[m] = regs[init]
-        if not self._run_entries(plan.consts, regs, step, profiling):
+        if not self._run_entries(plan.before, regs, step, profiling):
             return False
         cond, body, pred_reg, moves = plan.cond, plan.body, plan.pred_reg, plan.moves
+        first = plan.first  # run at the first iteration (not before: a loop may run none)
         on_device = plan.stream is not None
         timed = self._run_timed
         count = 0
@@ -573,7 +620,9 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                         return False
                 else:
                     for fn, mode, get, out_reg, n_out, it, ins in cond:
-                        if mode == 2:
+                        if mode == 6:
+                            out = fn(step, get(regs))
+                        elif mode == 2:
                             out = fn(*get(regs))
                         elif mode == 1:
                             out = fn(get(regs))
@@ -589,7 +638,7 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 pred = regs[pred_reg]
                 if type(pred) is not _BOOL:  # (the common case: a comparison's numpy bool)
                     if on_device and isinstance(pred, DeviceTensor):
-                        pred = _device_value(pred)
+                        pred = _device_value(pred, plan.stream.executor)
                     if getattr(pred, "ndim", 0) != 0:
                         it = plan.pred_node
                         raise errors.InvalidArgumentError(
@@ -597,17 +646,25 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 if not pred:
                     break
                 count += 1
+                if first:
+                    if not self._run_entries(first, regs, step, profiling):
+                        return False
+                    first = ()
                 if profiling:
                     if not timed(body, regs, step):
                         return False
                 else:
                     for fn, mode, get, out_reg, n_out, it, ins in body:
-                        if mode == 2:
+                        if mode == 6:
+                            out = fn(step, get(regs))
+                        elif mode == 2:
                             out = fn(*get(regs))
                         elif mode == 1:
                             out = fn(get(regs))
                         elif mode == 0:
                             out = fn()
+                        elif mode == 7:
+                            out = regs[get].read(it.name)
                         elif mode == 3:
                             out = _call(it, fn, ins, regs, step)
                         else:  # 5: the last reader of a variable's view has run
@@ -646,6 +703,8 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                     out = fn(*get(regs))
                 elif mode == 0:
                     out = fn()
+                elif mode == 6:
+                    out = fn(step, get(regs))
                 else:
                     out = _call(it, fn, ins, regs, step)
                 if n_out == 1:
@@ -667,7 +726,12 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 continue
             t0 = now()
             try:
-                out = _call(it, fn, ins, regs, step) if mode == 3 else fn(*[regs[r] for r in ins])
+                if mode == 6:
+                    out = fn(step, get(regs))
+                elif mode == 3 or mode == 7:
+                    out = _call(it, fn, ins, regs, step)
+                else:
+                    out = fn(*[regs[r] for r in ins])
             except Exception as exc:  # noqa: BLE001
                 self._fail_item(it, exc)
                 return False
@@ -690,12 +754,14 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
                 f"{self.position}/{len(self.ex.loop_plan.units)} units, {self.iterations} iterations>")
 
 
-def _device_value(tensor):
-    """A device tensor's array, read on its device's compute stream (the caller's thread)
-    once the copy that made it, if any (a constant's upload), is done."""
+def _device_value(tensor, executor):
+    """A device tensor's array, read on its device's compute stream (the caller's thread, of
+    `executor`) once the copy that made it, if any (a constant's upload), is done."""
     ready = getattr(tensor, "ready", None)
     if ready is not None:
         ready.synchronize()
+    elif getattr(tensor, "array", None) is not None and tensor.executor is executor:
+        return tensor.array  # (the predicate a kernel of the loop just made: read every iteration)
     return tensor.as_array()
 
 

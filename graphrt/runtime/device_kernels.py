@@ -55,10 +55,12 @@ like any kernel error, so the stream stays usable: the next step runs.
 """
 import threading
 import time
+from threading import get_ident
 
 import numpy as np
 
 from ..executor import COMPLETE, DeviceTensor, Event, is_dma_safe
+from ..executor.dma import DMA_SAFE_KINDS
 from ..framework import registry
 from ..framework.op_categories import CALL_FRAME_OPS, ENTER_OPS, EXIT_OPS, MERGE_OPS, NEXT_ITERATION_OPS, TRANSFER_OPS
 from ..framework.registry import ASYNC, STEP, SYNC
@@ -104,7 +106,40 @@ class StreamTensor(DeviceTensor):
         nbytes = dtype.itemsize
         for d in shape:
             nbytes *= d
-        return cls(executor.allocate(nbytes), dtype, shape, executor, True, ready, stream)
+        return cls._owning(executor.allocate(nbytes), dtype, shape, executor, ready, stream)
+
+    @classmethod
+    def _owning(cls, memory, dtype, shape, executor, ready, stream):
+        """A tensor owning `memory`, just allocated for exactly `shape` of `dtype` (a numpy dtype;
+        shape a tuple of ints): what __init__ checks holds by construction, so it is not checked
+        (this runs for every output of every device kernel)."""
+        tensor = object.__new__(cls)
+        tensor._owned = None if memory.opaque is None else memory
+        tensor.memory = memory
+        tensor.dtype = dtype
+        tensor.shape = shape
+        tensor.executor = executor
+        tensor.ready = ready
+        tensor.stream = stream
+        tensor.base = None
+        tensor.array = None
+        return tensor
+
+    @classmethod
+    def _sharing(cls, tensor, array, ready, stream):
+        """A tensor over `tensor`'s memory whose bytes (from its start) are `array`, a view of it
+        (Identity, Reshape ...): it keeps `tensor` alive and frees nothing."""
+        alias = object.__new__(cls)
+        alias._owned = None
+        alias.memory = tensor.memory
+        alias.dtype = array.dtype
+        alias.shape = array.shape
+        alias.executor = tensor.executor
+        alias.ready = ready
+        alias.stream = stream
+        alias.base = tensor
+        alias.array = array
+        return alias
 
 
 def ready_events(values, stream):
@@ -115,8 +150,11 @@ def ready_events(values, stream):
             v = v.value
         if isinstance(v, StreamTensor):
             ev = v.ready
-            if ev is not None and v.stream is not stream and ev.query() != COMPLETE:
-                waits.append(ev)
+            if ev is not None and v.stream is not stream:
+                if ev.query() != COMPLETE:
+                    waits.append(ev)
+                else:
+                    v.ready = None  # valid for good: later readers (a loop's, every iteration) skip the query
     return waits
 
 
@@ -223,7 +261,7 @@ class DeviceKernel:
 
     __slots__ = ("fn", "name", "op", "label", "device", "device_name", "executor", "stream", "xp", "n_out",
                  "out_host", "out_ref", "host_in", "always_device", "numpy", "queued", "takes_step", "shape_in",
-                 "out_itemsize", "modelled")
+                 "out_itemsize", "modelled", "memory_total", "plain_out", "inline_plain")
 
     def __init__(self, ctx, kdef):
         self.fn = kdef.factory(ctx)
@@ -251,6 +289,8 @@ class DeviceKernel:
         self.out_ref = tuple(dt.is_ref_dtype for dt in ctx.output_dtypes)
         self.out_host = tuple(k in host_out or (not dt.is_ref_dtype and host_resident(dt))
                               for k, dt in enumerate(ctx.output_dtypes))
+        # one output, in device memory: _outputs' common case
+        self.plain_out = self.n_out == 1 and not self.out_host[0] and not self.out_ref[0]
         self.host_in = frozenset(_positions(op_def.inputs, ctx.attrs, kdef.host_memory))
         # Runs on the device whatever its inputs: it makes a device tensor, or
         # updates a variable that lives in device memory.
@@ -263,6 +303,8 @@ class DeviceKernel:
         self.shape_in = next((i for i, a in enumerate(op_def.inputs) if a.name in _SHAPE_INPUTS and not a.number_attr),
                              None) if makes_one_tensor else None
         self.out_itemsize = _itemsize(ctx.output_dtypes[0]) if self.shape_in is not None else 0
+        self.memory_total = False  # the device's memory, read at the first check (_check_fits)
+        self.inline_plain = self.numpy and self.plain_out and not self.modelled and self.shape_in is None
 
     def run(self, step, args, done):
         """The executor's entry point (ASYNC): launch on the compute stream, or run on the host."""
@@ -284,17 +326,37 @@ class DeviceKernel:
         else:
             stream.then_launch(self._compute, step, args, done, None)
 
-    def run_inline(self, step, *args):
-        """Runs the kernel on the calling thread and returns its outputs (raises its
-        error). For a compiled loop launched as one piece of work on this device's
-        compute stream (runtime/compiled_loop.py): the caller is that stream's
-        thread, and on sim a kernel has finished when it returns (no event)."""
+    def run_inline(self, step, args):
+        """Runs the kernel on `args` (a sequence) on the calling thread and returns its
+        outputs (raises its error). For a compiled loop launched as one piece of work on
+        this device's compute stream (runtime/compiled_loop.py): the caller is that
+        stream's thread, and on sim a kernel has finished when it returns (no event)."""
         if not self.always_device:
             for a in args:
                 if isinstance(a, DeviceTensor):
                     break
             else:
                 return self.fn(step, *args) if self.takes_step else self.fn(*args)
+        if self.inline_plain:
+            # The common case in one frame (what ready_events, _inputs and _outputs do for it): the
+            # device inputs are ready tensors of this device with their arrays, one output.
+            executor, stream = self.executor, self.stream
+            views = []
+            for a in args:
+                if type(a) is StreamTensor:
+                    array = a.array
+                    if array is None or a.executor is not executor or (a.ready is not None and a.stream is not stream):
+                        break
+                    views.append(array)
+                elif type(a) is VariableState or isinstance(a, DeviceTensor):
+                    break
+                else:
+                    views.append(a)  # a host value
+            else:
+                out = self.fn(step, *views) if self.takes_step else self.fn(*views)
+                if hasattr(out, "dtype") or isinstance(out, _SCALARS):
+                    return self._to_device(out, args, views, None)
+                return out
         for event in ready_events(args, self.stream):
             event.synchronize()  # another stream's copy (a constant's upload): never this stream's work
         if self.modelled:  # the modelled kernel time, as a launch would spend it (from the arguments' bytes)
@@ -354,7 +416,9 @@ class DeviceKernel:
         except (TypeError, ValueError):
             return  # not a shape: the kernel reports it
         nbytes = count * self.out_itemsize
-        total = self.executor.memory_usage().total
+        total = self.memory_total
+        if total is False:  # (the first time: the arena's size does not change)
+            total = self.memory_total = self.executor.memory_usage().total
         if total is not None and nbytes > total:
             # The allocator refuses at once what can never fit, with its usual summary of the arena.
             self.executor.deallocate(self.executor.allocate(nbytes))
@@ -365,7 +429,9 @@ class DeviceKernel:
         views = list(args)
         swaps = None
         for i, a in enumerate(args):
-            if isinstance(a, DeviceTensor):
+            if type(a) is StreamTensor and a.array is not None and a.executor is self.executor and self.numpy:
+                views[i] = a.array  # (the common case, as _view does it)
+            elif isinstance(a, DeviceTensor):
                 views[i] = self._view(a, i in self.host_in)
             elif type(a) is VariableState and not host_resident(a.dtype):
                 stand_in = VariableState(a.name, a.dtype, a.shape)
@@ -383,6 +449,10 @@ class DeviceKernel:
             array = tensor.as_array()
             if self.numpy:
                 array.flags.writeable = False  # device tensors are immutable once ready
+                if type(tensor) is StreamTensor and tensor.executor is self.executor:
+                    # ready (the kernel waited for it) and immutable: this device's later kernels
+                    # take the same view (a constant's, a fed batch's, read every loop iteration)
+                    tensor.array = array
         if on_host and not self.numpy:
             array = array.get()  # a host-memory input that was produced in device memory
         return array
@@ -395,6 +465,8 @@ class DeviceKernel:
                 if stand_in.value is not before:
                     state.value = self._to_device(stand_in.value, args, views, event)
         n = self.n_out
+        if n == 1 and self.plain_out and (hasattr(out, "dtype") or isinstance(out, _SCALARS)):
+            return self._to_device(out, args, views, event)  # (the common case, as the loop below does it)
         if n == 0:
             return None
         outs = (out,) if n == 1 else out
@@ -426,22 +498,28 @@ class DeviceKernel:
 
     def _to_device(self, r, args, views, event):
         xp = self.xp
-        r = xp.asarray(r)
-        if not is_dma_safe(r.dtype):
+        if type(r) is not np.ndarray or not self.numpy:
+            r = xp.asarray(r)
+        dtype = r.dtype
+        if dtype.kind not in DMA_SAFE_KINDS:
             return self._to_host(r)
         executor = self.executor
         if r.base is not None:
             alias = self._alias(r, args, views, event)
             if alias is not None:
                 return alias
-        tensor = StreamTensor.allocate(executor, r.shape, r.dtype, event, self.stream)
+        shape = r.shape
+        pool = executor._pool  # open while a compiled loop runs on this stream: its buffers are reused
+        memory = pool.take(r.nbytes) if pool is not None and pool.thread == get_ident() else \
+            executor.allocate(r.nbytes)
+        tensor = StreamTensor._owning(memory, dtype, shape, executor, event, self.stream)
         # Memory this executor just allocated for exactly these bytes, viewed on its own stream: none of
         # as_array's checks can fail (an empty tensor has no memory to view).
-        dst = executor._device_view(tensor.memory, r.dtype, r.shape) if r.size else \
-            executor.as_array(tensor.memory, r.dtype, r.shape)
+        dst = executor._device_view(tensor.memory, dtype, shape) if r.size else \
+            executor.as_array(tensor.memory, dtype, shape)
         if self.numpy:
-            np.copyto(dst, r)
-            dst.flags.writeable = False
+            dst[...] = r  # (np.copyto and .flags cost about twice as much)
+            dst.setflags(write=False)
         elif isinstance(r, np.ndarray):
             dst.set(r)
         else:
@@ -451,13 +529,16 @@ class DeviceKernel:
 
     def _alias(self, r, args, views, event):
         """A tensor sharing an input's buffer when `r` is that input's bytes, from the start."""
+        for a, v in zip(args, views):
+            if v is r and isinstance(a, DeviceTensor):  # the input itself, passed on (no address to compare)
+                return StreamTensor._sharing(a, r, event, self.stream)
         if not r.flags.c_contiguous:
             return None
         ptr = _address(r)
         for a, v in zip(args, views):
             if isinstance(a, DeviceTensor) and v is not a and r.nbytes <= a.nbytes and v.size and \
                     _address(v) == ptr:
-                return StreamTensor(a.memory, r.dtype, r.shape, a.executor, False, event, self.stream, a, r)
+                return StreamTensor._sharing(a, r, event, self.stream)
         return None
 
     def _record(self, stats, start, end, result):

@@ -157,6 +157,55 @@ def test_a_waiting_allocation_succeeds_when_memory_is_freed():
     assert result == [0]
 
 
+def test_the_search_skips_bins_whose_chunks_are_too_small():
+    bfc = BFCAllocator(64 * KiB)
+    small = bfc.allocate(512)  # bin 1 will hold a 512 B hole: too small for 768
+    bfc.allocate(256)
+    mid = bfc.allocate(4 * KiB)  # bin 4 a 4 KiB hole: the best fit above
+    bfc.allocate(256)
+    bfc.deallocate(small)
+    bfc.deallocate(mid)
+    assert bfc.allocate(600) == mid  # rounded to 768, bin 1; split off the 4 KiB hole
+    assert bfc.free_chunks(bin_index=1) == [(512, small)]
+    assert bfc.allocate(300) == small  # bin 1 again, now it fits
+    assert bfc.free_chunks(bin_index=1) == []
+
+
+def test_allocate_with_id_and_release_check_the_allocation_they_free():
+    bfc = BFCAllocator(4 * KiB)
+    offset, alloc_id = bfc.allocate_with_id(1000)
+    assert (offset, alloc_id) == (0, bfc.allocation_id(0)) and bfc.allocate_with_id(0) == (None, 0)
+    assert bfc.release(offset, alloc_id)
+    assert not bfc.release(offset, alloc_id)  # already free
+    again, new_id = bfc.allocate_with_id(1000)
+    assert again == offset and new_id > alloc_id
+    assert not bfc.release(offset, alloc_id)  # a stale id leaves the new allocation alone
+    assert bfc.is_live(again, new_id) and bfc.stats().bytes_in_use == 1024
+
+
+def test_stats_stay_exact_when_a_freed_chunk_is_reused():
+    bfc = BFCAllocator(64 * KiB)
+    keep = bfc.allocate(2048)
+    for _ in range(100):  # the pattern of a loop's temporaries: the same sizes freed and taken again
+        a = bfc.allocate(1000)
+        b = bfc.allocate(100)
+        bfc.deallocate(a)
+        bfc.deallocate(b)
+    stats = bfc.stats()
+    assert stats.num_allocs == 201 and stats.bytes_in_use == 2048
+    assert stats.peak_bytes_in_use == 2048 + 1024 + 256 and stats.largest_alloc_size == 2048
+    assert bfc.chunks()[0].offset == keep and len(bfc.chunks()) == 2  # merged back every time
+    assert stats.largest_free_chunk == 64 * KiB - 2048
+
+
+def test_a_waiting_allocation_times_out_with_the_arena_summary():
+    bfc = BFCAllocator(4 * KiB, name="sim:1")
+    bfc.allocate(4 * KiB)
+    with pytest.raises(errors.ResourceExhaustedError, match=r"Allocator \(sim:1\) ran out of memory"):
+        bfc.allocate(1024, timeout=0.05)
+    assert bfc._waiters == 0
+
+
 def test_readable_repr_summary_and_map():
     bfc = BFCAllocator(1 * MiB, name="sim:0")
     bfc.allocate(300 * KiB)
@@ -206,11 +255,14 @@ def test_random_alloc_free_sequences_keep_the_arena_consistent(ops):
     live = {}  # offset -> requested bytes
     for op, value in ops:
         if op == "alloc":
+            # best fit over the whole arena: the smallest free chunk that fits, then the lowest address
+            fits = [(c.size, c.offset) for c in bfc.chunks() if not c.in_use and c.size >= round_bytes(value)]
             try:
                 offset = bfc.allocate(value)
             except errors.ResourceExhaustedError:
-                assert bfc.stats().largest_free_chunk < round_bytes(value)
+                assert bfc.stats().largest_free_chunk < round_bytes(value) and not fits
                 continue
+            assert offset == min(fits)[1]
             assert offset not in live
             live[offset] = value
         elif live:

@@ -487,6 +487,35 @@ def test_device_tensor_is_freed_when_dropped_but_not_while_work_uses_it(executor
     assert executor.allocator_stats().bytes_in_use == base
 
 
+def test_a_dropped_device_tensor_frees_at_once_and_its_memory_is_reused(executor):
+    gc.disable()  # freed by its last reference going, not by a collection
+    try:
+        base = executor.allocator_stats().bytes_in_use
+        tensor = DeviceTensor.empty(executor, (64,), np.float32)
+        address = tensor.memory.opaque
+        keep = DeviceTensor(tensor.memory, np.float32, (64,), executor)  # not owning: frees nothing
+        del keep
+        assert executor.allocator_stats().bytes_in_use > base
+        del tensor
+        assert executor.allocator_stats().bytes_in_use == base
+        again = DeviceTensor.empty(executor, (64,), np.float32)
+        if executor.platform.name != "host":  # (the host heap hands out fresh buffers)
+            assert again.memory.opaque == address
+        freed = DeviceTensor.empty(executor, (64,), np.float32)
+        memory = freed.memory
+        freed.free()
+        third = DeviceTensor.empty(executor, (64,), np.float32)  # (on sim, at the address just freed)
+        in_use = executor.allocator_stats().bytes_in_use
+        stale = DeviceTensor(memory, np.float32, (64,), executor, owned=True)  # an owner of the freed one
+        del stale  # must leave the live allocation alone
+        assert executor.allocator_stats().bytes_in_use == in_use
+        assert third.owns_memory and executor.allocator.is_live(third.memory.opaque, third.memory._alloc_id)
+        del again, third
+        assert executor.allocator_stats().bytes_in_use == base
+    finally:
+        gc.enable()
+
+
 def test_device_tensor_free_is_idempotent_and_shows_in_repr(executor):
     tensor = DeviceTensor.empty(executor, (2, 3), "float32")
     assert repr(tensor).startswith(f"<DeviceTensor float32[2,3] on {executor.name} @0x")

@@ -119,3 +119,40 @@ def test_executor_repr_shows_usage_and_streams(sim):
     executor.allocate(1000)
     executor.compute_stream  # noqa: B018 - creates the standing streams
     assert repr(executor) == "<SimExecutor sim:0 1.0 KiB/1.0 MiB in use, 4 streams>"
+
+
+def test_a_reuse_pool_hands_back_what_its_thread_freed_and_frees_it_at_the_end():
+    from graphrt.executor.reuse_pool import ReusePool
+    executor = SimPlatform().create_executor(0, SimOptions(memory_bytes=1 << 20))
+    try:
+        base = executor.allocator_stats()
+        out = {}
+
+        def loop():  # on a stream thread, as a compiled loop
+            pool = out["pool"] = executor.open_reuse_pool()
+            out["second"] = executor.open_reuse_pool()  # one at a time
+            first = DeviceTensor(pool.take(1000), np.float32, (250,), executor, owned=True)
+            address = first.memory.opaque
+            del first  # kept, not freed
+            out["kept"] = executor.allocator_stats()
+            again = DeviceTensor(pool.take(1000), np.float32, (250,), executor, owned=True)
+            out["same_address"] = again.memory.opaque == address
+            other = DeviceTensor(pool.take(512), np.float32, (128,), executor, owned=True)
+            out["other_address"] = other.memory.opaque != address
+            out["from_elsewhere"] = []
+            t = threading.Thread(target=lambda: out["from_elsewhere"].append(pool.give(other.memory)))
+            t.start()
+            t.join(5)
+            del again, other
+            out["before_close"] = executor.allocator_stats()
+            executor.close_reuse_pool(pool)
+        executor.compute_stream.then_launch(loop).block_host_until_done(5)
+        assert isinstance(out["pool"], ReusePool) and out["second"] is None
+        assert out["kept"].bytes_in_use == base.bytes_in_use + 1024  # kept: still allocated
+        assert out["same_address"] and out["other_address"] and out["from_elsewhere"] == [False]
+        assert out["before_close"].num_allocs == base.num_allocs + 2  # the reuse was no allocation
+        assert out["pool"].reused == 1 and "1 reused" in repr(out["pool"])
+        after = executor.allocator_stats()
+        assert after.bytes_in_use == base.bytes_in_use and executor._pool is None  # all given back
+    finally:
+        executor.shutdown()

@@ -449,3 +449,103 @@ def test_a_variable_read_carried_to_the_next_iteration_is_kept():
     values_d, _, _ = _run(build, False)
     _assert_same(values, values_d)
     np.testing.assert_array_equal(values[0][1], [2.0, 3.0, 4.0])  # read at the third iteration
+
+
+def test_a_sim_loops_kept_values_are_never_overwritten_by_reused_memory():
+    """Each iteration frees temporaries of the same size as the values the loop keeps (in a
+    TensorArray, in loop variables, in a variable, read before its update): freed memory is
+    reused at once, so a value released too early would be overwritten by a later one."""
+    c = np.array([0.5, -1.0, 2.0, 3.0], np.float32)
+
+    def build():
+        v = tf.Variable(np.ones(4, np.float32), name="v")
+        k = tf.constant(c)
+        ta = tf.TensorArray(tf.float32, size=6)
+
+        def body(i, a, before, ta):
+            t = (a * 2.0 + k) - 1.0  # temporaries of a's size, dropped within the iteration
+            read = tf.identity(v.value())
+            with tf.control_dependencies([read]):
+                update = tf.assign_add(v, t)
+            with tf.control_dependencies([update]):
+                return i + 1, t * 0.5, read, ta.write(i, t)
+        i, a, before, ta = tf.while_loop(lambda i, *_: i < 6, body, [0, tf.zeros(4), tf.zeros(4), ta])
+        with tf.control_dependencies([i]):
+            after = tf.identity(v.value())
+        return [a, before, ta.stack(), after, k], []
+    got, plans, _ = _run(build, True, device="/device:SIM:0", runs=1)
+    want, _, _ = _run(build, False, device="/device:SIM:0", runs=1)
+    assert _sim_loop_plans(plans)
+    _assert_same(got, want)
+    a, v, written = np.zeros(4, np.float32), np.ones(4, np.float32), []
+    for _ in range(6):
+        t = (a * 2.0 + c) - 1.0
+        before, v = v, v + t
+        written.append(t)
+        a = t * 0.5
+    a_got, before_got, stack_got, after_got, k_got = got[0]
+    np.testing.assert_array_equal(a_got, a)
+    np.testing.assert_array_equal(before_got, before)
+    np.testing.assert_array_equal(stack_got, np.stack(written))
+    np.testing.assert_array_equal(after_got, v)
+    np.testing.assert_array_equal(k_got, c)  # the constant the loop's kernels viewed every iteration
+
+
+def test_a_sim_loop_gives_back_every_temporary_it_allocates():
+    with tf.Graph().as_default():
+        with tf.device("/device:SIM:0"):
+            x = tf.placeholder(tf.float32, [8], name="x")
+            _, y = tf.while_loop(lambda i, y: i < 50, lambda i, y: (i + 1, tf.tanh(y) * 0.5 + x), [0, x])
+        with tf.Session(config=tf.ConfigProto(device_count={"SIM": 1})) as sess:
+            feed = {x: np.linspace(-1, 1, 8).astype(np.float32)}
+            sess.run(y, feed, options=FAST_FAIL)
+            allocator = sess.device("/job:localhost/replica:0/task:0/device:SIM:0").executor.allocator
+            before = allocator.stats()
+            sess.run(y, feed, options=FAST_FAIL)
+            after = allocator.stats()
+    assert after.bytes_in_use == before.bytes_in_use  # nothing of the run is left in use
+    # Two temporaries an iteration, 100 in all: the loop's reuse pool hands out the buffers of the
+    # iteration before, so the allocator sees a few allocations (the first iteration's) ...
+    assert after.num_allocs - before.num_allocs < 20
+    assert after.peak_bytes_in_use == before.peak_bytes_in_use  # ... and the same peak every run
+
+
+def _loop_plans(plans):
+    return [u for p in plans if p is not None for u in p.units if isinstance(u, compiled_loop.LoopPlan)]
+
+
+@pytest.mark.parametrize("device", ["/device:CPU:0", "/device:SIM:0"])
+def test_pure_kernels_of_loop_invariants_run_once(device):
+    def build():
+        x = tf.placeholder(tf.float32, [4], name="x")
+
+        def body(i, acc):
+            scaled = tf.reshape(x, [2, 2], name="scaled") * 3.0  # reads only x: the same every iteration
+            noise = tf.random_uniform([2, 2], seed=1, name="noise")  # stateful: a new value every iteration
+            return i + 1, acc + scaled + tf.floor(noise) + tf.cast(i, tf.float32)
+        return list(tf.while_loop(lambda i, acc: i < 4, body, [0, tf.zeros([2, 2])])), [x]
+    feed = [np.arange(4, dtype=np.float32)]
+    got = _compare(build, feed, device=device)
+    np.testing.assert_array_equal(got[1], 4 * 3.0 * feed[0].reshape(2, 2) + (0 + 1 + 2 + 3))
+    _, plans, _ = _run(build, True, feed, device=device)
+    loop, = _loop_plans(plans)
+    first = {e[5].op for e in loop.first}
+    body = {e[5].op for e in loop.body}
+    assert {"Reshape", "Mul"} <= first and "RandomUniform" in body and not first & {"RandomUniform", "AddV2"}
+    assert "hoisted" in repr(loop)
+
+
+@pytest.mark.parametrize("device", ["/device:CPU:0", "/device:SIM:0"])
+def test_a_hoisted_kernel_runs_only_if_the_loop_does(device):
+    def build():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        n = tf.placeholder(tf.int32, [], name="n")
+        out = tf.while_loop(lambda i, y: i < n,
+                            lambda i, y: (i + 1, y + tf.reduce_sum(tf.reshape(x, [3, 3], name="bad"))), [0, 0.0])
+        return list(out), [x, n]
+    x = np.ones(4, np.float32)  # cannot be 3 x 3
+    for compiled in (True, False):
+        values, _, _ = _run(build, compiled, [x, 0], runs=1, device=device)
+        assert values[0][0] == 0 and values[0][1] == 0.0  # no iteration: the bad reshape never ran
+        with pytest.raises(errors.InvalidArgumentError, match="bad"):
+            _run(build, compiled, [x, 1], runs=1, device=device)

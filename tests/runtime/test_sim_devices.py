@@ -8,6 +8,7 @@ import graphrt as tf
 from graphrt import errors
 from graphrt.client import local_backend as session_lib
 from graphrt.executor import DeviceTensor, SimOptions, get_platform
+from graphrt.executor.platforms.sim import SimPlatform
 from graphrt.framework import registry
 from graphrt.framework.op_builder import apply_op
 from graphrt.ops import shape_fns
@@ -349,3 +350,23 @@ def test_a_session_on_sim_can_be_run_from_many_threads(graph):
             t.join(30)
         assert failures == []
         assert sess.run(v).tolist() == [40.0, 40.0, 40.0]  # no update lost: all ran on SIM:0's compute stream
+
+
+def test_a_completed_ready_event_of_another_stream_is_dropped_and_a_pending_one_kept(gate):
+    from graphrt.runtime.device_kernels import ready_events
+    executor = SimPlatform().create_executor(0, SimOptions(memory_bytes=1 << 20))
+    try:
+        copy, compute = executor.h2d_stream, executor.compute_stream
+        done_event, pending_event = executor.create_event(), executor.create_event()
+        copy.then_record_event(done_event).block_host_until_done(5)
+        uploaded = StreamTensor.allocate(executor, (4,), np.float32, ready=done_event, stream=copy)
+        assert ready_events([uploaded], compute) == [] and uploaded.ready is None  # later reads skip it
+        copy.then_launch(gate.wait, 5).then_record_event(pending_event)
+        in_flight = StreamTensor.allocate(executor, (4,), np.float32, ready=pending_event, stream=copy)
+        assert ready_events([in_flight], compute) == [pending_event] and in_flight.ready is pending_event
+        own = StreamTensor.allocate(executor, (4,), np.float32, ready=pending_event, stream=compute)
+        assert ready_events([own], compute) == [] and own.ready is pending_event  # its stream's order suffices
+        gate.set()
+        copy.block_host_until_done(5)
+    finally:
+        executor.shutdown()
