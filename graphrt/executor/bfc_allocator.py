@@ -93,10 +93,14 @@ class BFCAllocator(WatchedCounters):
                 f"BFCAllocator {name}: arena must hold at least {MIN_ALLOCATION_SIZE} bytes")
         self.name = name
         self.arena_size = arena_size
-        # A plain Lock guards the state (entered in C: allocations are on every device kernel's path);
-        # the Condition over it is for allocations waiting for frees, counted in _waiters.
-        self._lock = threading.Lock()
+        # An RLock (entered in C: allocations are on every device kernel's path) guards the state; the
+        # Condition over it is for allocations waiting for frees, counted in _waiters. Reentrant because
+        # a DeviceTensor frees its memory in __del__, which the garbage collector may run on this thread
+        # inside a locked section: release() then defers the free (_deferred) to the section's end
+        # rather than deadlock on a plain lock or change the bins half way through an operation.
+        self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
+        self._deferred = []  # (offset, allocation_id) released from inside a locked section
         self._waiters = 0
         self._chunks = {}  # offset -> _Chunk, every chunk of the arena
         self._bins = [[] for _ in range(NUM_BINS)]  # sorted (size, offset) of free chunks
@@ -134,8 +138,10 @@ class BFCAllocator(WatchedCounters):
         if nbytes > 0:
             with self._lock:
                 chunk = self._find_chunk(rounded, nbytes)
-                if chunk is not None:  # (the common case: it fits)
-                    return chunk.offset, chunk.alloc_id
+            if self._deferred:
+                self._free_deferred()
+            if chunk is not None:  # (the common case: it fits)
+                return chunk.offset, chunk.alloc_id
         chunk = self._allocate_or_wait(nbytes, rounded, timeout)
         return (None, 0) if chunk is None else (chunk.offset, chunk.alloc_id)
 
@@ -146,6 +152,9 @@ class BFCAllocator(WatchedCounters):
             return None
         with self._lock:
             chunk = self._find_chunk(rounded, nbytes)  # (another thread may have freed some since)
+            if chunk is None and self._deferred:
+                self._free_deferred()
+                chunk = self._find_chunk(rounded, nbytes)
             if chunk is not None:
                 return chunk
             if timeout > 0 and rounded <= self.arena_size:  # (what can never fit is not worth waiting for)
@@ -183,16 +192,35 @@ class BFCAllocator(WatchedCounters):
                     f"Allocator ({self.name}): deallocate of offset {offset:#x}, which is {what}",
                     device=self.name)
             self._free(chunk)
+        if self._deferred:
+            self._free_deferred()
 
     def release(self, offset, allocation_id):
         """Frees the allocation at `offset` if it is live with `allocation_id`; True if it was.
-        (A tensor's release: the check and the free under one lock.)"""
-        with self._lock:
-            chunk = self._chunks.get(offset)
-            if chunk is None or chunk.alloc_id != allocation_id or allocation_id == _FREE:
-                return False
-            self._free(chunk)
+        (A tensor's release: the check and the free under one lock.) Called from inside one of
+        this allocator's locked sections (a tensor's __del__ run by the garbage collector), the
+        free happens when that section ends, and this returns True."""
+        lock = self._lock
+        if lock._is_owned():
+            self._deferred.append((offset, allocation_id))
             return True
+        with lock:
+            freed = self._release_locked(offset, allocation_id)
+        if self._deferred:
+            self._free_deferred()
+        return freed
+
+    def _release_locked(self, offset, allocation_id):
+        chunk = self._chunks.get(offset)
+        if chunk is None or chunk.alloc_id != allocation_id or allocation_id == _FREE:
+            return False
+        self._free(chunk)
+        return True
+
+    def _free_deferred(self):
+        with self._lock:
+            while self._deferred:
+                self._release_locked(*self._deferred.pop())
 
     def _free(self, chunk):
         self._bytes_in_use -= chunk.size

@@ -27,7 +27,10 @@ class HeapAllocator(WatchedCounters):
     def __init__(self, limit=None, name="heap"):
         self.name = name
         self.limit = limit
-        self._lock = threading.Lock()
+        # Reentrant, and release() defers a free asked for inside a locked section: a DeviceTensor frees
+        # in __del__, which the garbage collector may run on a thread that holds this lock.
+        self._lock = threading.RLock()
+        self._deferred = []
         self._buffers = {}  # address -> (uint8 buffer, alloc_id, requested bytes)
         self._next_alloc_id = 1
         self._bytes_in_use = 0
@@ -59,6 +62,8 @@ class HeapAllocator(WatchedCounters):
             self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
             self._largest_alloc_size = max(self._largest_alloc_size, nbytes)
             self._notify_watches(nbytes)
+        if self._deferred:
+            self._free_deferred()
         return address
 
     def allocate_with_id(self, nbytes, timeout=0.0):
@@ -67,13 +72,21 @@ class HeapAllocator(WatchedCounters):
         return (None, 0) if address is None else (address, self.allocation_id(address))
 
     def release(self, address, allocation_id):
-        """Frees the buffer at `address` if it is live with `allocation_id`; True if it was."""
+        """Frees the buffer at `address` if it is live with `allocation_id`; True if it was (or,
+        asked from inside this allocator's locked section, will be when the section ends)."""
+        if self._lock._is_owned():
+            self._deferred.append((address, allocation_id))
+            return True
         with self._lock:
             entry = self._buffers.get(address)
             if entry is None or entry[1] != allocation_id:
                 return False
         self.deallocate(address)
         return True
+
+    def _free_deferred(self):
+        while self._deferred:
+            self.release(*self._deferred.pop())
 
     def deallocate(self, address):
         """Frees the buffer at `address`; InternalError when it is not live."""
@@ -87,6 +100,8 @@ class HeapAllocator(WatchedCounters):
                     "allocation (double free or foreign pointer)", device=self.name)
             self._bytes_in_use -= entry[2]
             self._requested_in_use -= entry[2]
+        if self._deferred:
+            self._free_deferred()
 
     def buffer(self, address):
         """The uint8 numpy buffer behind a live address."""

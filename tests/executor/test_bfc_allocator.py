@@ -274,3 +274,47 @@ def test_random_alloc_free_sequences_keep_the_arena_consistent(ops):
         bfc.deallocate(offset)
     assert [(c.offset, c.size, c.in_use) for c in bfc.chunks()] == [(0, arena, False)]
     assert bfc.stats().bytes_in_use == 0
+
+
+def test_a_release_from_inside_a_locked_section_is_applied_when_the_section_ends():
+    # A DeviceTensor frees its memory in __del__, which the garbage collector can run on a thread that is
+    # inside one of the allocator's locked sections: the free must neither deadlock nor change the bins
+    # half way through that section's own work.
+    bfc = BFCAllocator(1 << 16)
+    a, b = bfc.allocate(1024), bfc.allocate(2048)
+    result = []
+
+    def inside_a_section():
+        with bfc._lock:  # where allocate() would be when the collector runs
+            result.append(bfc.release(a, bfc.allocation_id(a)))
+            result.append(bfc.stats().bytes_in_use)
+        bfc.deallocate(b)  # the next operation applies the deferred free first
+        result.append(bfc.stats().bytes_in_use)
+
+    thread = threading.Thread(target=inside_a_section, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive(), "release() deadlocked inside the allocator's own locked section"
+    assert result == [True, 1024 + 2048, 0]
+    assert bfc.stats().num_allocs == 2
+    assert bfc.allocate(1 << 16) == 0  # the arena is one free chunk again: both frees coalesced
+
+
+def test_the_host_heap_defers_a_release_from_inside_its_locked_section_too():
+    from graphrt.executor.heap_allocator import HeapAllocator
+    heap = HeapAllocator()
+    a, b = heap.allocate(100), heap.allocate(50)
+    result = []
+
+    def inside_a_section():
+        with heap._lock:
+            result.append(heap.release(a, heap.allocation_id(a)))
+            result.append(heap.stats().bytes_in_use)
+        heap.deallocate(b)
+        result.append(heap.stats().bytes_in_use)
+
+    thread = threading.Thread(target=inside_a_section, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert not thread.is_alive(), "release() deadlocked inside the heap's own locked section"
+    assert result == [True, 150, 0]
