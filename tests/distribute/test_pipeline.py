@@ -266,3 +266,38 @@ def test_the_labels_get_no_gradient(graph):
     # SquaredDifference's gradient makes -gx for the labels; no task waits for it, so it never runs.
     negs = [op for op in graph.get_operations() if op.type == "Neg"]
     assert negs and all(not op.outputs[0].consumers() and not op._control_outputs for op in negs)
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
+def test_a_pipeline_across_two_tasks_gives_the_unpipelined_parameters(unpipelined, schedule):
+    # Stages alternate between the tasks of a two-task cluster (servers in this process, over 127.0.0.1):
+    # the schedule's gates, the pieces prefetched from the host and the gradients cross the wire.
+    from graphrt.distributed.cluster import free_port
+    ports = []
+    while len(ports) < 2:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    cluster = tf.train.ClusterSpec({"worker": [f"127.0.0.1:{p}" for p in ports]})
+    servers = [tf.train.Server(cluster, "worker", i) for i in range(2)]
+    try:
+        g = tf.Graph()
+        rng = np.random.RandomState(0)
+        with g.as_default():
+            with tf.device("/job:worker/task:0/cpu:0"):
+                x = tf.constant(rng.randn(BATCH, WIDTH).astype(np.float32))
+                y = tf.constant(rng.randn(BATCH, WIDTH).astype(np.float32))
+            devices = [f"/job:worker/task:{k % 2}/cpu:0" for k in range(K)]
+            pipe = tf.distribute.pipeline([_stage(k) for k in range(K)], devices, inputs=x, labels=y, loss_fn=_loss,
+                                          micro_batches=4, schedule=schedule)
+            train = pipe.minimize(tf.train.MomentumOptimizer(0.1, 0.9))
+            with tf.Session(servers[0].target) as sess:
+                sess.run(tf.global_variables_initializer())
+                losses = [sess.run([train, pipe.loss])[1] for _ in range(2)]
+                params = sess.run(tf.trainable_variables())
+    finally:
+        for server in servers:
+            server.stop()
+    np.testing.assert_allclose(losses, unpipelined[0], rtol=1e-5)
+    for got, want in zip(params, unpipelined[1]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
