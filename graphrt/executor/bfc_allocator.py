@@ -241,13 +241,11 @@ class BFCAllocator(WatchedCounters):
             i = bisect.bisect_left(free, (size, nxt.offset))
             self._absorb_next(chunk)
             entry = (chunk.size, chunk.offset)
-            if min((chunk.size >> 8).bit_length() - 1, NUM_BINS - 1) == b and (
+            if bin_for_size(chunk.size) == b and (
                     i + 1 == len(free) or entry < free[i + 1]):
                 free[i] = entry
             else:
-                del free[i]
-                if not free:
-                    self._nonempty &= ~(1 << b)
+                self._drop_entry(b, i)
                 self._insert_free(chunk)
         else:
             if nxt is not None and nxt.alloc_id == _FREE:
@@ -365,17 +363,13 @@ class BFCAllocator(WatchedCounters):
             chunk.size = rounded
             self._chunks[rest.offset] = rest
             entry = (rest.size, rest.offset)  # smaller than the chunk's: in order at its place if in its bin
-            if min((rest.size >> 8).bit_length() - 1, NUM_BINS - 1) == b and (i == 0 or free[i - 1] < entry):
+            if bin_for_size(rest.size) == b and (i == 0 or free[i - 1] < entry):
                 free[i] = entry  # (the common case, a split of the arena's free end: no bin churn)
             else:
-                del free[i]
-                if not free:
-                    self._nonempty &= ~(1 << b)
+                self._drop_entry(b, i)
                 self._insert_free(rest)
         else:
-            del free[i]
-            if not free:
-                self._nonempty &= ~(1 << b)
+            self._drop_entry(b, i)
         # (the chunk is in use from here)
         chunk.alloc_id = self._next_alloc_id
         self._next_alloc_id += 1
@@ -400,6 +394,13 @@ class BFCAllocator(WatchedCounters):
             nxt.next.prev = chunk
         del self._chunks[nxt.offset]
 
+    def _drop_entry(self, b, i):
+        """Removes entry `i` of bin `b`, marking the bin empty when it was the last."""
+        free = self._bins[b]
+        del free[i]
+        if not free:
+            self._nonempty &= ~(1 << b)
+
     def _insert_free(self, chunk):
         size = chunk.size
         b = (size >> 8).bit_length() - 1  # bin_for_size(size): a chunk holds at least 256 bytes
@@ -413,10 +414,7 @@ class BFCAllocator(WatchedCounters):
         b = (size >> 8).bit_length() - 1
         if b >= NUM_BINS:
             b = NUM_BINS - 1
-        free = self._bins[b]
-        del free[bisect.bisect_left(free, (size, chunk.offset))]
-        if not free:
-            self._nonempty &= ~(1 << b)
+        self._drop_entry(b, bisect.bisect_left(self._bins[b], (size, chunk.offset)))
 
     def _live_chunk(self, offset):
         chunk = self._chunks.get(offset)
