@@ -71,6 +71,7 @@ _REPLY_ONLY = frozenset({wire.REPLY})
 # a session on its own server's target then pays no round trip to itself.
 _IN_PROCESS = {}
 _IN_PROCESS_LOCK = threading.Lock()
+_CALL_IDS = itertools.count(1)
 
 
 def serve_in_process(endpoints, service):
@@ -89,6 +90,11 @@ def stop_serving_in_process(service):
 def in_process(address):
     """True if a master's calls to `address` run on the caller's thread (a service of this process)."""
     return address in _IN_PROCESS
+
+
+def service_in_process(address):
+    """The worker service of this process serving `address`, or None."""
+    return _IN_PROCESS.get(address)
 
 
 def read_only(values):
@@ -173,7 +179,7 @@ class ChannelPool:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._ids = itertools.count(1)
+        self._ids = _CALL_IDS   # unique in the process: a drop sent to the wrong pool finds nothing
         self._peers = {}
         self._by_fd = {}
         self._deadlines = []
@@ -189,9 +195,12 @@ class ChannelPool:
     # -- API (any thread) -------------------------------------------------------------
     def call(self, address, msg_type, fields=None, values=(), callback=None, timeout=None, peer_name=None):
         """Sends a request; `callback(error, message)` gets the reply (on the I/O thread)."""
+        return self._call(self._in_process, address, msg_type, fields, values, callback, timeout, peer_name)
+
+    def _call(self, local, address, msg_type, fields, values, callback, timeout, peer_name):
         deadline = None if timeout is None else time.monotonic() + timeout
         call = Call(next(self._ids), address, peer_name or address, msg_type, callback, deadline)
-        service = self._in_process.get(address)
+        service = local.get(address)
         if service is not None and not self._closed:
             service.handle_in_process(call, fields, values)
             return call
@@ -209,8 +218,11 @@ class ChannelPool:
 
     def send_oneway(self, address, msg_type, fields=None, values=(), peer_name=None):
         """A request with id 0: the peer does not reply; dropped if the peer is unreachable."""
+        self._send_oneway(self._in_process, address, msg_type, fields, values, peer_name)
+
+    def _send_oneway(self, local, address, msg_type, fields, values, peer_name):
         call = Call(0, address, peer_name or address, msg_type, None, None)
-        service = self._in_process.get(address)
+        service = local.get(address)
         if service is not None and not self._closed:
             service.handle_in_process(call, fields, values)
             return
@@ -221,6 +233,9 @@ class ChannelPool:
 
     def request(self, address, msg_type, fields=None, values=(), timeout=None, peer_name=None):
         """Blocking call: returns the reply Message or raises its error."""
+        return self._request(self._in_process, address, msg_type, fields, values, timeout, peer_name)
+
+    def _request(self, local, address, msg_type, fields, values, timeout, peer_name):
         done = threading.Lock()
         done.acquire()
         box = []
@@ -229,7 +244,7 @@ class ChannelPool:
             box.append((error, message))
             done.release()
 
-        call = self.call(address, msg_type, fields, values, callback, timeout, peer_name)
+        call = self._call(local, address, msg_type, fields, values, callback, timeout, peer_name)
         try:
             while not done.acquire(timeout=0.5):
                 if not self._thread.is_alive():  # belt and braces: nobody is left to answer
@@ -256,6 +271,17 @@ class ChannelPool:
         if call.claim():
             self._commands.append(("drop", call))
             self._wake()
+
+    @property
+    def closed(self):
+        return self._closed
+
+    def can_lend(self, curve, max_message_bytes, connect_timeout):
+        """Whether a master of this process asking for these settings may share this pool
+        (see SharedChannels): same limits, and no CURVE keys on either side."""
+        return (not self._closed and curve is None and self._curve is None
+                and int(max_message_bytes) == self._max_bytes and float(connect_timeout) == self.connect_timeout
+                and self._heartbeat_timeout_ms == HEARTBEAT_TIMEOUT_MS)
 
     def close(self):
         if self._closed:
@@ -646,6 +672,64 @@ class ChannelPool:
 
     def __repr__(self):
         return f"<ChannelPool {self.name}: {len(self._peers)} peers>"
+
+
+class SharedChannels:
+    """A master's channels when the worker service of its session's target runs in this process.
+
+    Calls to a service of this process run on the caller's thread (as a master's own pool with
+    `in_process=True` does); the others go through the worker's pool, so the process keeps one
+    socket and one I/O thread per peer instead of two. A step's RunGraph and its tensors' RecvTensor
+    to the same task then travel on one connection, and their replies wake one thread. Once the
+    worker's pool closes (its server stopped), calls go through a pool of the master's own, made
+    then by `make_own()`.
+    """
+
+    def __init__(self, pool, make_own):
+        self._pool = pool
+        self._make_own = make_own
+        self._own = None
+        self._lock = threading.Lock()
+
+    def _target(self):
+        pool = self._pool
+        if not pool.closed:
+            return pool
+        with self._lock:
+            if self._own is None:
+                self._own = self._make_own()
+            return self._own
+
+    def call(self, address, msg_type, fields=None, values=(), callback=None, timeout=None, peer_name=None):
+        return self._target()._call(_IN_PROCESS, address, msg_type, fields, values, callback, timeout, peer_name)
+
+    def send_oneway(self, address, msg_type, fields=None, values=(), peer_name=None):
+        self._target()._send_oneway(_IN_PROCESS, address, msg_type, fields, values, peer_name)
+
+    def request(self, address, msg_type, fields=None, values=(), timeout=None, peer_name=None):
+        return self._target()._request(_IN_PROCESS, address, msg_type, fields, values, timeout, peer_name)
+
+    def cancel(self, call, error):
+        self._owner(call).cancel(call, error)
+
+    def forget(self, call):
+        self._owner(call).forget(call)
+
+    def _owner(self, call):
+        # A call's id is only known to the pool that sent it; the fallback pool exists only once the
+        # worker's is closed, and a closed pool ignores drops.
+        own = self._own
+        return own if own is not None and self._pool.closed else self._pool
+
+    def close(self):
+        """Closes the fallback pool, if one was made; the worker's pool belongs to its service."""
+        with self._lock:
+            own, self._own = self._own, None
+        if own is not None:
+            own.close()
+
+    def __repr__(self):
+        return f"<SharedChannels of {self._pool!r}{' (closed: own pool)' if self._own is not None else ''}>"
 
 
 def _deliver(call, error, message):

@@ -48,7 +48,7 @@ from ..rendezvous import ParsedKey
 from ..rendezvous.remote import task_of
 from ..runtime.step_stats import DeviceStepStats, NodeExecStats, NodeOutput, StepStats
 from . import wire
-from .channel import CONNECT_TIMEOUT_S, ChannelPool, in_process
+from .channel import CONNECT_TIMEOUT_S, ChannelPool, SharedChannels, in_process, service_in_process
 from .cleanups import DeferredCleanups
 from .cluster import ClusterSpec, target_endpoint, tcp_endpoint
 from .discovery import DeviceDiscovery
@@ -137,9 +137,7 @@ class MasterBackend:
     # -- devices ------------------------------------------------------------------------------
     def _create_devices(self):
         config = self._config
-        self._channels = ChannelPool(curve=CurveClient.from_config(config),
-                                     max_message_bytes=config.max_message_bytes or wire.DEFAULT_MAX_MESSAGE_BYTES,
-                                     connect_timeout=self._connect_timeout(), name="graphrt-master", in_process=True)
+        self._channels = self._make_channels(config)
         first = self._request(self._endpoint, "ListDevices", timeout=self._connect_timeout(),
                               peer=self._endpoint).fields["result"]
         self._client_task = first["task"]
@@ -156,6 +154,18 @@ class MasterBackend:
         self._discovery = DeviceDiscovery(tasks, self._client_task, self._list_devices_of, RemoteDevice)
         self._discovery.learn({self._client_task: first})
         return self._discovery.devices()
+
+    def _make_channels(self, config):
+        curve = CurveClient.from_config(config)
+        max_bytes = config.max_message_bytes or wire.DEFAULT_MAX_MESSAGE_BYTES
+
+        def own_pool():
+            return ChannelPool(curve=curve, max_message_bytes=max_bytes, connect_timeout=self._connect_timeout(),
+                               name="graphrt-master", in_process=True)
+        service = service_in_process(self._endpoint)
+        if service is not None and service.channels.can_lend(curve, max_bytes, self._connect_timeout()):
+            return SharedChannels(service.channels, own_pool)
+        return own_pool()
 
     def _connect_timeout(self):
         ms = self._config.operation_timeout_in_ms
