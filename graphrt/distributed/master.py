@@ -296,6 +296,9 @@ class MasterBackend:
             self._active.add(step_id)
         cleanup_now = list(calls)
         try:
+            local = service_in_process(self._tasks.get(self._client_task))
+            if local is not None and len(calls) > 1 and self._client_task in calls:
+                local.prefetch_recvs(step_id, dict(plan.tasks)[self._client_task])
             self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace)
             error = self._wait(step_id, calls, changed, deadline, timeout_ms)
             if error is None:

@@ -59,7 +59,7 @@ from ..client.config import ConfigProto
 from ..framework.device_spec import parse_full_name
 from ..framework.graph_def import GraphDef
 from ..ops import py_func_registry
-from ..rendezvous import RendezvousManager, parse_key
+from ..rendezvous import ParsedKey, RendezvousManager, parse_key
 from ..rendezvous.remote import RemoteRendezvous
 from ..runtime import device_factory
 from ..runtime.graph_executor import GraphExecutor, run_io_callback
@@ -83,7 +83,7 @@ _INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the t
 
 
 class _Registered:
-    __slots__ = ("handle", "executors", "partition_graphs", "_inline", "_keys")
+    __slots__ = ("handle", "executors", "partition_graphs", "_inline", "_keys", "_prefetch")
 
     def __init__(self, handle, executors, partition_graphs):
         self.handle = handle
@@ -91,6 +91,27 @@ class _Registered:
         self.partition_graphs = partition_graphs
         self._keys = {}   # key text -> ParsedKey: a graph's steps feed and fetch the same keys
         self._inline = None
+        self._prefetch = None
+
+    def prefetch_keys(self, task):
+        """The keys of the receives from other tasks that wait on nothing (a `_Recv` with no input):
+        each step asks for them the moment it starts. A receive with inputs (in a loop, a branch, or
+        after a control dependency) is asked for when it runs, as before."""
+        if self._prefetch is None:
+            keys, prefix = [], task + "/"
+            for part in self.partition_graphs:
+                for node in part.node:
+                    a = node.attrs
+                    if node.op != "_Recv" or node.input or a.get("client_terminated") \
+                            or str(a.get("send_device", "")).startswith(prefix):
+                        continue
+                    try:
+                        keys.append(ParsedKey(a["send_device"], int(a["send_device_incarnation"]) & (2 ** 64 - 1),
+                                              a["recv_device"], a["tensor_name"], 0, 0))
+                    except (errors.OpError, KeyError, TypeError, ValueError):
+                        continue  # its kernel reports the bad attrs when it runs
+            self._prefetch = keys
+        return self._prefetch
 
     def parse_keys(self, texts):
         out = []
@@ -516,6 +537,22 @@ class WorkerService:
         if graph is not None:
             self.graph_quota.release(graph.handle)
         self._reply(identity, message.id)
+
+    def prefetch_recvs(self, step_id, handle):
+        """For a master of this process, just before it sends the step's RunGraphs: asks the other
+        tasks now for what the graph's partitions receive at their start, so each RecvTensor reaches
+        its task with (not after) that task's RunGraph and is answered as soon as the value is sent.
+        The step's rendezvous is made here; the RunGraph that follows, or the master's CleanupStep,
+        takes it over."""
+        graph = self._graphs.get(handle)
+        if graph is None or not self._running:
+            return  # the RunGraph reports it
+        keys = graph.prefetch_keys(self.task)
+        if not keys:
+            return
+        rendezvous = self.rendezvous.find_or_create(step_id)
+        for key in keys:
+            rendezvous.prefetch(key)
 
     def _run_graph(self, identity, message):
         """Starts the step on this thread and returns: the reply goes out when its last partition

@@ -31,7 +31,7 @@ recvs still waiting next to the local entries.
 import threading
 from time import monotonic
 
-from ..errors import AbortedError, InvalidArgumentError
+from ..errors import AbortedError, InternalError, InvalidArgumentError, OpError
 from .base import RECV_WAITING, PendingRecord, Rendezvous, fail_waiters
 from .local import LocalRendezvous
 
@@ -54,6 +54,7 @@ class RemoteRendezvous(Rendezvous):
         self._lock = threading.Lock()
         self._remote = {}        # full key -> [key, since, done, handle]
         self._completed = set()  # remote keys received this step
+        self._prefetched = set() # remote keys asked for before their recv: the value goes to _local
         self._abort_error = None
 
     # -- the contract ---------------------------------------------------------------
@@ -68,9 +69,37 @@ class RemoteRendezvous(Rendezvous):
             done(InvalidArgumentError(f"Invalid rendezvous key (dst): {key.full_key} @ {self.task}",
                                       key=key.full_key), None, False)
             return
-        if key.src_device.startswith(self._prefix):
+        if key.src_device.startswith(self._prefix) or key.full_key in self._prefetched:
             self._local.recv_async(key, done)
             return
+        self._pull(key, done)
+
+    def prefetch(self, key):
+        """Asks for a remote key now, before its recv: the value then waits in the local table, where
+        the recv finds it (a worker does this for a step's receives that wait on nothing, so the
+        request travels with, not after, the step's start). A failed pull aborts the step, as the
+        recv would have. A key already asked for, or not remote, is left alone."""
+        full = key.full_key
+        if key.src_device.startswith(self._prefix) or not key.dst_device.startswith(self._prefix):
+            return
+        with self._lock:
+            if self._abort_error is not None or full in self._remote or full in self._completed \
+                    or full in self._prefetched:
+                return
+            self._prefetched.add(full)
+
+        def deposit(error, value, is_dead):
+            if error is not None:
+                self.start_abort(error if isinstance(error, OpError) else
+                                 InternalError(f"Prefetching {full}: {type(error).__name__}: {error}", key=full))
+                return
+            try:
+                self._local.send(key, value, is_dead)
+            except AbortedError:
+                pass  # the step was aborted meanwhile: nobody will receive it
+        self._pull(key, deposit)
+
+    def _pull(self, key, done):
         full = key.full_key
         with self._lock:
             error = self._abort_error

@@ -32,3 +32,15 @@ def cluster3(tmp_path_factory):
     cluster = ProcessCluster(3, tmp_path_factory.mktemp("cluster3"))
     yield cluster
     cluster.close()
+
+
+@pytest.fixture
+def local_task0(make_cluster):
+    """(cluster, server): task 0 of a two-task cluster served in this process (its process is killed
+    and an in-process server takes its port), task 1 in a process of its own."""
+    import graphrt as tf
+    cluster = make_cluster(2)
+    cluster.kill(0)
+    server = tf.train.Server(cluster.cluster, job_name="worker", task_index=0)
+    yield cluster, server
+    server.stop()

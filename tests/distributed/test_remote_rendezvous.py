@@ -13,6 +13,7 @@ from graphrt.distributed import wire
 from graphrt.distributed.cluster import ClusterSpec, free_port
 from graphrt.distributed.worker import WorkerService
 from graphrt.rendezvous import ParsedKey, RendezvousManager
+from graphrt.rendezvous.base import SEND_WAITING
 from graphrt.rendezvous.remote import RemoteRendezvous
 
 from ..rendezvous.suite import (WAIT, Recorder, RendezvousContract, RendezvousEnds, RendezvousManagerContract,
@@ -232,3 +233,82 @@ def test_many_concurrent_large_transfers(make_rendezvous):
     for t in threads:
         t.join(WAIT)
     assert all(g is not None and np.array_equal(g, value) for g in got)
+
+
+# -- prefetch: asking before the recv runs ---------------------------------------------------
+
+def test_a_prefetched_key_is_asked_for_at_once_and_received_from_the_local_table(pair):
+    step_id = next(_step_ids)
+    ends = pair.ends(step_id)
+    key = ends.key("edge_prefetched")
+    ends.receiver.prefetch(key)
+    ends.receiver.prefetch(key)  # asked for once
+    _wait_until(lambda: len(ends.sender.pending()) == 1)  # the long poll waits on the sender already
+    ends.sender.send(key, np.arange(4.0))
+    # arrived: it waits in the receiver's own table as a send, for the recv to come
+    _wait_until(lambda: [r.kind for r in ends.receiver.pending()] == [SEND_WAITING])
+    value, is_dead = ends.receiver.recv(key, timeout=WAIT)
+    assert not is_dead and value.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert ends.receiver.pending() == [] and ends.sender.pending() == []
+    with pytest.raises(errors.AbortedError, match="Duplicated recv"):
+        ends.receiver.recv(key, timeout=WAIT)
+    pair.cleanup(step_id)
+
+
+def test_a_recv_that_runs_before_the_prefetched_value_arrives_waits_for_it(pair):
+    step_id = next(_step_ids)
+    ends = pair.ends(step_id)
+    key = ends.key("edge_waiting")
+    ends.receiver.prefetch(key)
+    done = Recorder()
+    ends.receiver.recv_async(key, done)
+    # one request on the network (the prefetch's); the recv waits in the local table behind it
+    _wait_until(lambda: len(ends.sender.pending()) == 1)
+    assert [r.key.full_key for r in ends.receiver.pending()].count(key.full_key) == 2
+    ends.sender.send(key, None, is_dead=True)
+    assert done.wait() == (None, None, True)
+    pair.cleanup(step_id)
+
+
+def test_a_failed_prefetch_fails_the_recv_with_the_senders_error(pair):
+    step_id = next(_step_ids)
+    ends = pair.ends(step_id)
+    key = ends.key("edge_fails")
+    ends.receiver.prefetch(key)
+    _wait_until(lambda: len(ends.sender.pending()) == 1)
+    ends.sender.start_abort(errors.InternalError("matmul exploded"))
+    _wait_until(lambda: ends.receiver.status is not None)
+    with pytest.raises(errors.InternalError, match="matmul exploded") as raised:
+        ends.receiver.recv(key, timeout=WAIT)
+    assert errors.is_derived(raised.value)
+    pair.cleanup(step_id)
+
+
+def test_aborting_a_step_cancels_its_prefetches(pair):
+    step_id = next(_step_ids)
+    ends = pair.ends(step_id)
+    ends.receiver.prefetch(ends.key("edge_a"))
+    ends.receiver.prefetch(ends.key("edge_b"))
+    _wait_until(lambda: len(ends.sender.pending()) == 2)
+    ends.receiver.start_abort(errors.CancelledError("client pressed Ctrl-C"))
+    assert ends.receiver.pending() == []
+    with pytest.raises(errors.CancelledError):
+        ends.receiver.recv(ends.key("edge_a"), timeout=WAIT)
+    pair.workers[0].rendezvous.cleanup(step_id)
+    assert ends.sender.pending() == []
+    pair.cleanup(step_id)
+
+
+def test_prefetch_leaves_local_and_unknown_keys_alone(pair):
+    step_id = next(_step_ids)
+    ends = pair.ends(step_id)
+    local = ParsedKey(pair.device(1).name, pair.device(1).incarnation, pair.device(1).name, "edge_local")
+    ends.receiver.prefetch(local)
+    assert ends.receiver.pending() == []
+    ends.receiver.send(local, 7)
+    assert ends.receiver.recv(local, timeout=WAIT) == (7, False)
+    unknown = ParsedKey("/job:ps/replica:0/task:0/device:CPU:0", 1, ends.dst_device, "edge_nobody")
+    ends.receiver.prefetch(unknown)  # no such task: the step fails, naming it
+    with pytest.raises(errors.InternalError, match="No worker known as /job:ps/replica:0/task:0"):
+        ends.receiver.recv(unknown, timeout=WAIT)
+    pair.cleanup(step_id)

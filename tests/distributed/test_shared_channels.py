@@ -1,8 +1,7 @@
 """A master in the process of its session's target server shares that server's connections
 (channel.SharedChannels): one socket and one I/O thread per peer, not two.
 
-Task 0 runs in this process (the test's process cluster starts it as a process, which is killed
-and replaced by an in-process server on the same port), task 1 in its own process.
+Task 0 runs in this process (the `local_task0` fixture), task 1 in its own process.
 """
 import threading
 
@@ -13,15 +12,7 @@ import graphrt as tf
 from graphrt import errors
 from graphrt.distributed.channel import ChannelPool, SharedChannels
 from graphrt.distributed.cluster import free_port
-
-
-@pytest.fixture
-def local_task0(make_cluster):
-    cluster = make_cluster(2)
-    cluster.kill(0)
-    server = tf.train.Server(cluster.cluster, job_name="worker", task_index=0)
-    yield cluster, server
-    server.stop()
+from graphrt.rendezvous.remote import RemoteRendezvous
 
 
 def _master_threads():
@@ -86,3 +77,56 @@ def test_calls_go_through_an_own_pool_once_the_shared_one_is_closed():
     finally:
         channels.close()
     assert made[0].closed
+
+
+def test_a_step_asks_for_its_first_tensors_before_its_rungraphs_go_out(local_task0, monkeypatch):
+    """The client task's receives that wait on nothing are asked for when the step starts
+    (RemoteRendezvous.prefetch); one inside a loop is asked for when it runs."""
+    _, server = local_task0
+    asked = []
+    prefetch = RemoteRendezvous.prefetch
+
+    def spy(rendezvous, key):
+        # whether the client task's RunGraph of this step had started yet
+        asked.append((key.edge_name, rendezvous.step_id in server.service._steps))
+        prefetch(rendezvous, key)
+    monkeypatch.setattr(RemoteRendezvous, "prefetch", spy)
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:worker/task:1"):
+            a = tf.multiply(tf.constant([1.0, 2.0]), 2.0, name="a")
+        with tf.device("/job:worker/task:0"):
+            b = tf.add(a, 1.0, name="b")
+
+            def body(i, acc):
+                with tf.device("/job:worker/task:1"):
+                    doubled = tf.multiply(acc, 2.0, name="doubled")  # crosses to task 1 and back, per iteration
+                return i + 1, doubled
+            _, looped = tf.while_loop(lambda i, acc: i < 3, body, [tf.constant(0), tf.constant(1.0)])
+    with tf.Session(server.target, graph=g) as sess:
+        for _ in range(3):
+            got_b, got_loop = sess.run([b, looped])
+            np.testing.assert_array_equal(got_b, [3.0, 5.0])
+            assert got_loop == 8.0
+        (graph,) = [r for r in server.service._graphs.values()]
+        keys = graph.prefetch_keys(server.service.task)
+        # the recv of `a` on task 0 has no input; the loop's recvs have (the frame's control edges)
+        assert [k.edge_name.split("_", 2)[-1] for k in keys] == ["a"]
+        assert all(k.src_device.startswith("/job:worker/replica:0/task:1/") for k in keys)
+        assert asked == [(keys[0].edge_name, False)] * 3  # once per step, before its RunGraph
+
+
+def test_a_failure_on_the_other_task_still_names_its_node_with_prefetched_tensors(local_task0):
+    _, server = local_task0
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, None, name="x")
+        with tf.device("/job:worker/task:1"):
+            y = tf.reshape(x, [3], name="bad_reshape")
+        with tf.device("/job:worker/task:0"):
+            z = tf.add(y, 1.0, name="z")
+    with tf.Session(server.target, graph=g) as sess:
+        with pytest.raises(errors.InvalidArgumentError) as raised:
+            sess.run(z, {x: [1.0, 2.0]})
+        assert "bad_reshape" in str(raised.value) and "task:1" in str(raised.value)
+        np.testing.assert_array_equal(sess.run(z, {x: [1.0, 2.0, 3.0]}), [2.0, 3.0, 4.0])  # the next step is fine
