@@ -17,6 +17,7 @@ once with the step's first error, so the wait ends when the step is
 cancelled, times out or fails elsewhere.
 """
 import threading
+from _thread import allocate_lock as _allocate_lock
 
 from .. import errors
 
@@ -28,7 +29,7 @@ class Step:
     frame_iter = ROOT_FRAME_ITER  # kernels run at top level unless given a FrameStep
 
     __slots__ = ("step_id", "rendezvous", "args", "retvals", "stats", "_lock", "_remaining", "_done",
-                 "error", "executors", "cancelled", "_abort_callbacks", "blocking", "on_done", "__weakref__")
+                 "error", "executors", "cancelled", "_abort_callbacks", "blocking", "on_done", "_finished", "__weakref__")
 
     def __init__(self, step_id, rendezvous, args, num_retvals, num_executors, stats=None):
         self.step_id = step_id
@@ -38,7 +39,11 @@ class Step:
         self.stats = stats
         self._lock = threading.Lock()
         self._remaining = num_executors
-        self._done = threading.Event()
+        # Held until every executor finished: a lock, not an Event (one is made per step, and an
+        # Event costs a Condition and three failed attribute lookups).
+        self._done = _allocate_lock()
+        self._done.acquire()
+        self._finished = False
         self.error = None
         self.executors = []
         self.cancelled = False
@@ -100,7 +105,8 @@ class Step:
             self._remaining -= 1
             last = self._remaining == 0
         if last:
-            self._done.set()
+            self._finished = True
+            self._done.release()
             on_done = self.on_done
             if on_done is not None:
                 self.on_done = None
@@ -108,18 +114,22 @@ class Step:
 
     def wait(self, timeout=None):
         """True when every executor finished; False on timeout."""
-        return self._done.wait(timeout)
+        done = self._done
+        if not done.acquire(True, -1 if timeout is None else max(0.0, timeout)):
+            return False
+        done.release()  # for the other waiters
+        return True
 
     @property
     def done(self):
-        return self._done.is_set()
+        return self._finished
 
     def abort(self, err):
         """Stops the step from outside (timeout, cancellation)."""
         self.report_error(err)
 
     def __repr__(self):
-        state = "done" if self._done.is_set() else f"{self._remaining} executors running"
+        state = "done" if self.done else f"{self._remaining} executors running"
         return f"<Step {self.step_id} {state}{' failed' if self.error else ''}>"
 
 

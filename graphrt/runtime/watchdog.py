@@ -12,6 +12,7 @@ rebuilt when most of it is stale.
 """
 import heapq
 import itertools
+import os
 import threading
 import time
 
@@ -31,7 +32,7 @@ class Watchdog:
         with self._cond:
             heapq.heappush(self._heap, entry)
             self._entries[handle] = entry
-            if self._thread is None or not self._thread.is_alive():
+            if self._thread is None:  # the thread clears it (under this lock) when it exits
                 self._thread = threading.Thread(target=self._run, name="graphrt-watchdog", daemon=True)
                 self._thread.start()
             elif self._heap[0] is entry:
@@ -50,7 +51,20 @@ class Watchdog:
     def __len__(self):
         return len(self._entries)
 
+    def _after_fork_in_child(self):
+        # The thread did not come along: the child's first watch starts its own.
+        self._cond = threading.Condition()
+        self._thread = None
+
     def _run(self):
+        try:
+            self._serve()
+        finally:
+            with self._cond:
+                if self._thread is threading.current_thread():
+                    self._thread = None  # died (a make_error raised): the next watch starts another
+
+    def _serve(self):
         while True:
             with self._cond:
                 while self._heap and self._heap[0][2] is None:
@@ -74,3 +88,4 @@ class Watchdog:
 
 
 WATCHDOG = Watchdog()
+os.register_at_fork(after_in_child=WATCHDOG._after_fork_in_child)

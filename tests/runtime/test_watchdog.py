@@ -51,3 +51,49 @@ def test_a_finished_step_is_not_aborted():
     assert running.aborted.wait(60)
     assert len(dog) == 0
     assert finished.error is None and not finished.aborted.is_set()
+
+
+def test_a_watchdog_whose_thread_died_starts_another_for_the_next_deadline():
+    dog = Watchdog()
+    broken = FakeStep()
+
+    def make_error():
+        raise RuntimeError("a make_error that fails")
+    previous_hook = threading.excepthook
+    threading.excepthook = lambda args: None  # the dying thread's traceback is expected here
+    try:
+        dog.watch(broken, time.monotonic() + 0.01, make_error)
+        deadline = time.monotonic() + 5
+        while dog._thread is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert dog._thread is None  # it died, and said so
+    finally:
+        threading.excepthook = previous_hook
+    step = FakeStep()
+    dog.watch(step, time.monotonic() + 0.02, lambda: errors.DeadlineExceededError("late"))
+    assert step.aborted.wait(5) and str(step.error) == "late"
+
+
+def test_a_forked_child_gets_a_watchdog_thread_of_its_own():
+    import os
+    from graphrt.runtime.watchdog import WATCHDOG
+    parent = FakeStep()
+    handle = WATCHDOG.watch(parent, time.monotonic() + 3600, lambda: errors.DeadlineExceededError("x"))
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its deadline must still fire though the parent's thread did not come along
+        ok = False
+        try:
+            step = FakeStep()
+            WATCHDOG.watch(step, time.monotonic() + 0.02, lambda: errors.DeadlineExceededError("late"))
+            ok = step.aborted.wait(5)
+        finally:
+            os.write(w, b"1" if ok else b"0")
+            os._exit(0)
+    os.close(w)
+    try:
+        assert os.read(r, 1) == b"1"
+    finally:
+        os.close(r)
+        os.waitpid(pid, 0)
+        WATCHDOG.cancel(handle)
