@@ -216,6 +216,22 @@ class ChannelPool:
             self._drain_commands()
         return call
 
+    def hold(self, address, msg_type, callback, peer_name=None):
+        """A call whose request another message to the same peer carries (RunGraph's `recv_tensors`):
+        it waits for its reply like any call, but nothing is sent for it. None when the peer is not
+        connected right now (the caller then makes the call itself). A held call's carrier must go
+        through this pool, after this returns."""
+        peer = self._peers.get(address)
+        if self._closed or peer is None or peer.state != "up" or peer.backlog:
+            return None
+        call = Call(next(self._ids), address, peer_name or address, msg_type, callback, None)
+        with peer.lock:
+            if peer.state != "up" or peer.socket is None:
+                return None
+            call.queued_at = time.monotonic()
+            peer.outstanding[call.id] = call
+        return call
+
     def send_oneway(self, address, msg_type, fields=None, values=(), peer_name=None):
         """A request with id 0: the peer does not reply; dropped if the peer is unreachable."""
         self._send_oneway(self._in_process, address, msg_type, fields, values, peer_name)
@@ -275,6 +291,10 @@ class ChannelPool:
     @property
     def closed(self):
         return self._closed
+
+    def carries_for(self, pool):
+        """True if calls made here go through `pool` (so calls held there can ride on them)."""
+        return pool is self and not self._closed
 
     def can_lend(self, curve, max_message_bytes, connect_timeout):
         """Whether a master of this process asking for these settings may share this pool
@@ -711,6 +731,10 @@ class SharedChannels:
 
     def cancel(self, call, error):
         self._owner(call).cancel(call, error)
+
+    def carries_for(self, pool):
+        """True while this master's calls go through `pool` (so its held calls can ride on them)."""
+        return self._pool is pool and not pool.closed
 
     def forget(self, call):
         self._owner(call).forget(call)

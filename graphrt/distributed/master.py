@@ -296,10 +296,8 @@ class MasterBackend:
             self._active.add(step_id)
         cleanup_now = list(calls)
         try:
-            local = service_in_process(self._tasks.get(self._client_task))
-            if local is not None and len(calls) > 1 and self._client_task in calls:
-                local.prefetch_recvs(step_id, dict(plan.tasks)[self._client_task])
-            self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace)
+            carried = self._prefetch(plan, step_id, calls)
+            self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace, carried)
             error = self._wait(step_id, calls, changed, deadline, timeout_ms)
             if error is None:
                 remote = [task for task in calls if not in_process(self._tasks[task])]
@@ -327,7 +325,19 @@ class MasterBackend:
             self._fill_remote_metadata(plan, options, run_metadata, calls if trace else None)
         return values
 
-    def _start_step(self, plan, args, step_id, calls, changed, worker_timeout, trace):
+    def _prefetch(self, plan, step_id, calls):
+        """When the client task is served in this process: its partitions' first receives from the
+        other tasks are asked for now, before any RunGraph leaves (RemoteRendezvous.prefetch). When
+        this master shares that worker's connections, the requests are not sent on their own but
+        ride on the RunGraph to their task: returns {task: [[request id, key], ...]} for those."""
+        local = service_in_process(self._tasks.get(self._client_task))
+        if local is None or len(calls) < 2 or self._client_task not in calls:
+            return {}
+        carriers = [t for t in calls if t != self._client_task and not in_process(self._tasks[t])] \
+            if self._channels.carries_for(local.channels) else ()
+        return local.prefetch_recvs(step_id, dict(plan.tasks)[self._client_task], carriers)
+
+    def _start_step(self, plan, args, step_id, calls, changed, worker_timeout, trace, carried):
         """RunGraph to every task at once; the client task's carries the feeds and names the fetches."""
         def on_reply(step_call):
             def callback(error, message):
@@ -344,6 +354,8 @@ class MasterBackend:
             done_steps = self._cleanups.take(task)
             if done_steps:
                 fields["cleanup_step_ids"] = done_steps
+            if task in carried:
+                fields["recv_tensors"] = carried[task]
             values = ()
             if task == self._client_task:
                 if plan.feed_keys:

@@ -81,8 +81,13 @@ _NAME_OF[np.dtype(np.bool_)] = "bool"
 # -- schemas ------------------------------------------------------------------------------
 
 # field -> (kind, required). Kinds: int (non-negative, < 2**63), bool, str, keys (list of str),
-# ints (a list of ints), dict (a JSON object), error (an error object), any (a JSON value checked
-# by the handler).
+# ints (a list of ints), pulls (a list of [request id, key] pairs), dict (a JSON object), error (an
+# error object), any (a JSON value checked by the handler).
+#
+# RunGraph's `recv_tensors` are RecvTensor requests riding on it: each pair is answered exactly as a
+# RecvTensor(step_id, key) with that request id would be, by its own Reply. A master whose process
+# pulls tensors from a task at the start of a step sends them with that task's RunGraph, so they
+# cost the task no message of their own.
 _COMMON = {"v": ("int", True), "type": ("str", True), "id": ("int", True), "tensors": ("list", False)}
 SCHEMAS = {
     "ListDevices": {},
@@ -91,7 +96,7 @@ SCHEMAS = {
     "DeregisterGraph": {"graph_handle": ("str", True)},
     "RunGraph": {"graph_handle": ("str", True), "step_id": ("int", True), "send_keys": ("keys", False),
                  "recv_keys": ("keys", False), "timeout_ms": ("int", False), "trace": ("bool", False),
-                 "cleanup_step_ids": ("ints", False)},
+                 "cleanup_step_ids": ("ints", False), "recv_tensors": ("pulls", False)},
     "RecvTensor": {"step_id": ("int", True), "key": ("str", True)},
     "CleanupStep": {"step_id": ("int", True), "more_step_ids": ("ints", False)},
     "AbortStep": {"step_id": ("int", True), "error": ("error", False)},
@@ -364,6 +369,11 @@ def _check_field(msg_type, name, kind, value):
         if type(value) is not list or len(value) > _MAX_INTS or \
                 any(type(i) is not int or not 0 <= i < _U63 for i in value):
             raise WireError(f"{msg_type}.{name} must be a list of at most {_MAX_INTS} integers in [0, 2**63)")
+    elif kind == "pulls":
+        if type(value) is not list or len(value) > _MAX_KEYS or any(
+                type(p) is not list or len(p) != 2 or type(p[0]) is not int or not 0 < p[0] < _U63
+                or type(p[1]) is not str or len(p[1]) > _MAX_STR for p in value):
+            raise WireError(f"{msg_type}.{name} must be a list of at most {_MAX_KEYS} [request id, key] pairs")
     elif kind == "dict":
         if type(value) is not dict:
             raise WireError(f"{msg_type}.{name} must be a JSON object")

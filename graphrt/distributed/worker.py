@@ -154,6 +154,7 @@ class _Peers:
     def __init__(self, service):
         self._service = service
         self._addresses = {}
+        self._holding = threading.local()  # .tasks: {task: [[id, key], ...]} while prefetch_recvs holds
 
     def recv_tensor(self, src_task, step_id, key, done):
         address = self._addresses.get(src_task)
@@ -166,11 +167,37 @@ class _Peers:
         def on_reply(error, message):
             run_io_callback(_deliver_tensor, done, error, message)
 
+        held = getattr(self._holding, "tasks", None)
+        if held is not None and src_task in held:
+            call = self._service.channels.hold(address, "RecvTensor", on_reply, peer_name=src_task)
+            if call is not None:
+                held[src_task].append([call.id, key.full_key])
+                return call
         return self._service.channels.call(address, "RecvTensor", {"step_id": step_id, "key": key.full_key},
                                            callback=on_reply, peer_name=src_task)
 
+    def holding(self, tasks):
+        """While active on this thread, RecvTensor requests to `tasks` are held for their RunGraphs to
+        carry; yields {task: [[request id, key], ...]}."""
+        return _Holding(self._holding, tasks)
+
     def cancel(self, handle):
         self._service.channels.forget(handle)
+
+
+class _Holding:
+    __slots__ = ("_local", "tasks")
+
+    def __init__(self, local, tasks):
+        self._local = local
+        self.tasks = {task: [] for task in tasks}
+
+    def __enter__(self):
+        self._local.tasks = self.tasks
+        return self.tasks
+
+    def __exit__(self, *exc):
+        self._local.tasks = None
 
 
 def _deliver_tensor(done, error, message):
@@ -238,7 +265,7 @@ class WorkerService:
         client_curve = self._curve.client() if self._curve is not None else None
         self.channels = ChannelPool(curve=client_curve, max_message_bytes=self._max_bytes,
                                     name=f"graphrt-peers{self.task}")
-        peers = _Peers(self)
+        peers = self._peers = _Peers(self)
         self.rendezvous = RendezvousManager(lambda step_id: RemoteRendezvous(step_id, self.task, peers))
         self.step_table = StepTable(self.rendezvous, self.task)
         self.graph_quota = GraphQuota(self.task)
@@ -538,26 +565,55 @@ class WorkerService:
             self.graph_quota.release(graph.handle)
         self._reply(identity, message.id)
 
-    def prefetch_recvs(self, step_id, handle):
+    def prefetch_recvs(self, step_id, handle, carried_by=()):
         """For a master of this process, just before it sends the step's RunGraphs: asks the other
-        tasks now for what the graph's partitions receive at their start, so each RecvTensor reaches
+        tasks now for what the graph's partitions receive at their start, so each request reaches
         its task with (not after) that task's RunGraph and is answered as soon as the value is sent.
-        The step's rendezvous is made here; the RunGraph that follows, or the master's CleanupStep,
-        takes it over."""
+        Requests to the tasks in `carried_by` are not sent but returned, {task: [[id, key], ...]},
+        for that task's RunGraph to carry (`recv_tensors`); the caller must then send it through
+        this service's pool. The step's rendezvous is made here; the RunGraph that follows, or the
+        master's CleanupStep, takes it over."""
         graph = self._graphs.get(handle)
         if graph is None or not self._running:
-            return  # the RunGraph reports it
+            return {}  # the RunGraph reports it
         keys = graph.prefetch_keys(self.task)
         if not keys:
-            return
+            return {}
         rendezvous = self.rendezvous.find_or_create(step_id)
-        for key in keys:
-            rendezvous.prefetch(key)
+        with self._peers.holding(carried_by) as held:
+            for key in keys:
+                rendezvous.prefetch(key)
+        return {task: pulls for task, pulls in held.items() if pulls}
 
     def _run_graph(self, identity, message):
         """Starts the step on this thread and returns: the reply goes out when its last partition
         finishes, on whichever thread finishes it. A step of cheap kernels then costs the serving
-        loop no hand-off, and a step waiting for a tensor holds no thread (as TF's RunGraphAsync)."""
+        loop no hand-off, and a step waiting for a tensor holds no thread (as TF's RunGraphAsync).
+        The RecvTensor requests it carries (`recv_tensors`) are served as if they had come alone,
+        just before its partitions start; if the step cannot start, they fail with it."""
+        pulls = message.fields.get("recv_tensors")
+        if not pulls:
+            self._start_run_graph(identity, message, ())
+            return
+        if type(identity) is _InProcessCaller:
+            raise errors.InvalidArgumentError("RunGraph: recv_tensors ride only on requests over the wire")
+        try:
+            self._start_run_graph(identity, message, pulls)
+        except Exception as e:
+            error = errors.mark_derived(errors.AbortedError(
+                f"RunGraph of step {message.fields.get('step_id')} on {self.task} did not start: "
+                f"{e.message if isinstance(e, errors.OpError) else e}"))
+            for request_id, _ in pulls:
+                self._reply(identity, request_id, error)
+            raise
+
+    def _serve_carried_recv(self, identity, step_id, request_id, key):
+        try:
+            self._recv_tensor(identity, wire.Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, []))
+        except Exception as e:  # noqa: BLE001 - answered like a RecvTensor that came alone
+            self._reply(identity, request_id, _as_op_error(e))
+
+    def _start_run_graph(self, identity, message, pulls):
         fields = message.fields
         for done_step in fields.get("cleanup_step_ids", ()):  # earlier steps' CleanupStep, carried along
             self._forget_step(done_step)
@@ -598,6 +654,8 @@ class WorkerService:
         except BaseException:
             self._end_step(pending)
             raise
+        for request_id, key in pulls:
+            self._serve_carried_recv(identity, step_id, request_id, key)
         self._driver.start_step(step, runs, int(fields.get("timeout_ms", 0) or 0),
                                 lambda: self._finish_run_graph(pending), where=f" on {self.task}",
                                 inline=graph.runs_inline())

@@ -130,3 +130,23 @@ def test_a_failure_on_the_other_task_still_names_its_node_with_prefetched_tensor
             sess.run(z, {x: [1.0, 2.0]})
         assert "bad_reshape" in str(raised.value) and "task:1" in str(raised.value)
         np.testing.assert_array_equal(sess.run(z, {x: [1.0, 2.0, 3.0]}), [2.0, 3.0, 4.0])  # the next step is fine
+
+
+def test_the_first_tensors_requests_ride_on_the_other_tasks_rungraph(local_task0, monkeypatch):
+    cluster, server = local_task0
+    sent = []
+    call = ChannelPool._call
+
+    def spy(pool, local, address, msg_type, fields, *rest):
+        if address.endswith(f":{cluster.ports[1]}"):
+            sent.append((msg_type, [key.split(";")[3] for _, key in (fields or {}).get("recv_tensors", [])]))
+        return call(pool, local, address, msg_type, fields, *rest)
+    monkeypatch.setattr(ChannelPool, "_call", spy)
+    g, x, z = _two_task_graph()
+    with tf.Session(server.target, graph=g) as sess:
+        for i in range(3):
+            np.testing.assert_array_equal(sess.run(z, {x: [i, 1.0, 2.0]}), [3.0 * i + 1.0, 4.0, 7.0])
+    steps = [s for s in sent if s[0] in ("RunGraph", "RecvTensor")]
+    # three steps: three RunGraphs to task 1, each carrying task 0's request for y; no RecvTensor alone
+    assert [m for m, _ in steps] == ["RunGraph"] * 3
+    assert all(len(keys) == 1 and keys[0].endswith("_y") for _, keys in steps)
