@@ -154,7 +154,7 @@ def encode(msg_type, request_id=0, fields=None, values=()):
         header.update(fields)
     if specs:
         header["tensors"] = specs
-    return [json.dumps(header, separators=(",", ":")).encode()] + frames
+    return [_to_json(header).encode()] + frames
 
 
 def encode_reply(request_id, error=None, fields=None, values=()):
@@ -176,6 +176,8 @@ def encode_reply(request_id, error=None, fields=None, values=()):
 
 _EMPTY = b""
 _json_string = json.encoder.encode_basestring_ascii  # json.dumps's own quoting of a str
+# json.dumps(x, separators=(",", ":")) builds an encoder per call; one made once writes the same text.
+_to_json = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def encode_value(value):

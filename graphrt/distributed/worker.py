@@ -237,7 +237,10 @@ class _InProcessCaller:
 
 def _json_copy(fields):
     """The fields as a peer would decode them (the same JSON round trip the wire makes)."""
-    return json.loads(json.dumps(fields, separators=(",", ":")))
+    return json.loads(_to_json(fields))
+
+
+_to_json = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps(..., separators) without an encoder per call
 
 
 # Requests whose fields are only strings, numbers, booleans and lists of strings (built by the master),
