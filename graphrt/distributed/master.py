@@ -299,11 +299,12 @@ class MasterBackend:
             carried = self._prefetch(plan, step_id, calls)
             self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace, carried)
             error = self._wait(step_id, calls, changed, deadline, timeout_ms)
-            if error is None:
-                remote = [task for task in calls if not in_process(self._tasks[task])]
-                if remote:
-                    self._cleanups.add(remote, step_id)  # sent with the next RunGraph, see cleanups.py
-                    cleanup_now = [task for task in calls if task not in remote]
+            if error is None and len(calls) > 1:
+                # Sent with the next RunGraph to each task, see cleanups.py. That includes a task served in
+                # this process: its cleanup then runs while the next step's other tasks already work,
+                # not between this step's last reply and the caller getting its values.
+                self._cleanups.add(list(calls), step_id)
+                cleanup_now = []
         except KeyboardInterrupt:
             self._abort(step_id, calls, errors.CancelledError(
                 f"Step {step_id} was cancelled by KeyboardInterrupt in the client"))

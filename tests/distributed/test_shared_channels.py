@@ -150,3 +150,18 @@ def test_the_first_tensors_requests_ride_on_the_other_tasks_rungraph(local_task0
     # three steps: three RunGraphs to task 1, each carrying task 0's request for y; no RecvTensor alone
     assert [m for m, _ in steps] == ["RunGraph"] * 3
     assert all(len(keys) == 1 and keys[0].endswith("_y") for _, keys in steps)
+
+
+def test_the_local_tasks_cleanup_rides_on_the_next_step_and_nothing_is_left(local_task0):
+    """After a step across tasks, the task served in this process forgets it with the next step's
+    RunGraph (or the deferred flush), like the remote ones: at most one finished step waits."""
+    from .harness import wait_until_idle
+    _, server = local_task0
+    g, x, z = _two_task_graph()
+    with tf.Session(server.target, graph=g) as sess:
+        held = []
+        for i in range(10):
+            sess.run(z, {x: [float(i), 0.0, 0.0]})
+            held.append(len(server.service.rendezvous.active_steps()))
+        assert max(held) <= 1
+        assert wait_until_idle(sess, timeout=10)  # the last one is flushed shortly after
