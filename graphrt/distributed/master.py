@@ -21,8 +21,12 @@ session's plans like the local backend with three differences:
   consequences of an abort are "derived" and lose), prefixed with
   `From /job:worker/replica:0/task:1:`; the other tasks get AbortStep.
   After every step, successful or not, every task gets CleanupStep: at once
-  after a failure; after a success a remote task's comes with the next
-  RunGraph to it, or within 20 ms as one message (cleanups.py).
+  after a failure; after a success across tasks it comes with the next
+  RunGraph to each task, or within 20 ms as one message (cleanups.py).
+  When the client task is served in this process, its partitions' first
+  receives from other tasks are asked for before any RunGraph leaves, and
+  ride on the RunGraph to their task when this master shares that worker's
+  connections (channel.SharedChannels; see `_prefetch`).
 * Faults. The step timeout is RunOptions.timeout_in_ms, else
   ConfigProto.operation_timeout_in_ms, else DEFAULT_STEP_TIMEOUT_MS. A
   worker whose connection drops fails the step with UnavailableError naming

@@ -22,7 +22,9 @@ waiting, since ZMQ_FD is edge-triggered.
   it and starts the executors; when the last one finishes (on whichever
   thread finishes it) it receives the fetch keys and replies with them. The
   step is aborted (and the reply says what it still waited for) when
-  timeout_ms passes.
+  timeout_ms passes. The RecvTensor requests it carries (`recv_tensors`,
+  from a master that pulls at the step's start) are served just before the
+  executors start, each answered by its own reply.
 * A request made in this process (a session on this server's own target)
   skips the socket: `handle_in_process` runs its handler on the caller's
   thread and answers the caller's call directly, as TF's worker cache hands
