@@ -178,7 +178,11 @@ class RemoteRendezvous(Rendezvous):
         with self._lock:
             remote = [PendingRecord(RECV_WAITING, key, since, now - since)
                       for key, since, _, _ in self._remote.values()]
-        records = self._local.pending() + remote
+            asked = set(self._remote) if self._prefetched else ()
+        local = self._local.pending()
+        if asked:  # a recv waiting for a prefetched value still on its way: its request says it once
+            local = [r for r in local if r.kind != RECV_WAITING or r.key.full_key not in asked]
+        records = local + remote
         records.sort(key=lambda r: r.since)
         return records
 

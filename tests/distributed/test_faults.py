@@ -36,11 +36,27 @@ XV = np.array([1.0, 0.5, -1.0], np.float32)
 EXPECTED = XV * 2 + np.array([1.0, 2.0, 3.0], np.float32)
 
 
-def test_killed_worker_fails_the_step_then_fails_fast_then_recovers(make_cluster):
+@pytest.fixture(params=["task 0 in a process", "task 0 in this process"])
+def two_tasks(request, make_cluster):
+    """(cluster, target of task 0): task 1 always runs in a process of its own; task 0 either too, or
+    in this process (the master then shares its worker's connections and its first receives ride on
+    task 1's RunGraph)."""
     cluster = make_cluster(2)
+    if request.param == "task 0 in a process":
+        yield cluster, cluster.target(0)
+        return
+    cluster.kill(0)
+    server = tf.train.Server(cluster.cluster, job_name="worker", task_index=0)
+    yield cluster, server.target
+    server.stop()
+
+
+@pytest.mark.parametrize("config", [{}, {"operation_timeout_in_ms": 20_000}], ids=["default", "op timeout"])
+def test_killed_worker_fails_the_step_then_fails_fast_then_recovers(two_tasks, config):
+    cluster, target = two_tasks
     g, x, out, hung_out, init = graph()
-    config = tf.ConfigProto(operation_timeout_in_ms=20_000)
-    with tf.Session(cluster.target(0), graph=g, config=config) as sess:
+    config = tf.ConfigProto(**config)
+    with tf.Session(target, graph=g, config=config) as sess:
         sess.run(init)
         np.testing.assert_allclose(sess.run(out, {x: XV}), EXPECTED)
 
@@ -67,10 +83,10 @@ def test_killed_worker_fails_the_step_then_fails_fast_then_recovers(make_cluster
         assert wait_until_idle(sess)
 
 
-def test_silent_worker_gives_deadline_exceeded_listing_waiting_keys_then_recovers(make_cluster):
-    cluster = make_cluster(2)
+def test_silent_worker_gives_deadline_exceeded_listing_waiting_keys_then_recovers(two_tasks):
+    cluster, target = two_tasks
     g, x, out, hung_out, init = graph()
-    with tf.Session(cluster.target(0), graph=g) as sess:
+    with tf.Session(target, graph=g) as sess:
         sess.run(init)
         np.testing.assert_allclose(sess.run(out, {x: XV}), EXPECTED)
         cluster.pause(1)   # SIGSTOP: the process holds its connections but never answers
@@ -90,6 +106,8 @@ def test_silent_worker_gives_deadline_exceeded_listing_waiting_keys_then_recover
         # task 0 waits for a's value from task 1, and holds x for task 1, which never asked
         assert f"recv waiting" in message and f"for send: {T1}/device:CPU:0 -> {T0}/device:CPU:0 edge_" in message
         assert f"send waiting" in message and f"for recv: {T0}/device:CPU:0 -> {T1}/device:CPU:0 edge_" in message
+        waiting = [line.split(" for ", 1)[1] for line in message.splitlines() if "recv waiting" in line]
+        assert len(waiting) == len(set(waiting)) == 2  # a and w/read, each once (also when prefetched)
         # Back: the next step runs normally (same incarnations, same registered graphs).
         np.testing.assert_allclose(sess.run(out, {x: XV}), EXPECTED)
         np.testing.assert_allclose(sess.run(out, {x: XV + 1}), EXPECTED + 2)
