@@ -50,8 +50,8 @@ def serve():
         cmd, name, *rest = line.split()
         if cmd == "build":
             built[name] = CASES[name][0](tf1)
-            built[name][1]()
-            built[name][1]()
+            for _ in range(WARMUP.get(name, 2)):
+                built[name][1]()
             print("ok", flush=True)
         elif cmd == "time":
             fn, per = built[name][1], built[name][2]
@@ -196,6 +196,16 @@ def mlp_step_two_devices(tf):
 CASES = {"wide": (wide, 20), "wide_distinct": (wide_distinct, 10), "chain": (chain, 20),
          "chain_two_devices": (chain_two_devices, 10), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
          "mlp_step": (mlp_step, 5), "mlp_step_two_devices": (mlp_step_two_devices, 5)}
+# Calls before timing, on both sides. The MLP steps get more: graphrt's BLAS team size is chosen by
+# measuring both sizes (ops/blas.ThreadChooser, first at its 64th BLAS call, about the 7th step), and
+# 35 timed steps would otherwise time mostly the untried starting choice.
+WARMUP = {"mlp_step": 30, "mlp_step_two_devices": 30}
+# Seconds of quiet before each side's round: a thread pool's threads spin for a while after their last
+# task before they sleep (OpenBLAS's for up to ~0.1 s), and would run during the other side's round.
+# Without the pause graphrt's BLAS threads slowed TensorFlow's MLP rounds from ~16 to ~25 ms, which
+# made graphrt's MLP look 0.6x TensorFlow; measured apart, the two are within ~10% of each other.
+SETTLE_S = {"mlp_step": 0.3, "mlp_step_two_devices": 0.3}
+DEFAULT_SETTLE_S = 0.05
 
 
 def _local_time(fn, per, calls):
@@ -230,13 +240,16 @@ def compare(names, proc, rounds=7):
     for name in names:
         build, calls = CASES[name]
         sess, fn, per = build(graphrt)
-        fn()
-        fn()
+        for _ in range(WARMUP.get(name, 2)):
+            fn()
         remote = _Remote(proc, name) if proc else None
         samples = {"graphrt": [], "tensorflow": []}
+        settle = SETTLE_S.get(name, DEFAULT_SETTLE_S) if remote is not None else 0.0
         for _ in range(rounds):  # alternating, so load drifts hit both sides alike
+            time.sleep(settle)
             samples["graphrt"].append(_local_time(fn, per, calls))
             if remote is not None:
+                time.sleep(settle)
                 samples["tensorflow"].append(remote.time(calls))
         sess.close()
         if remote is not None:
@@ -259,7 +272,8 @@ def main():
     finally:
         stop_tensorflow(proc)
     emit("vs_tensorflow", figures, tensorflow=proc is not None, load_average_1min=round(os.getloadavg()[0], 1),
-         note="median of 7 alternating rounds, TensorFlow in its own process; ratio = graphrt / TensorFlow; "
+         note="median of 7 alternating rounds with a pause before each (so neither side's spinning pool "
+              "threads run in the other's round), TensorFlow in its own process; ratio = graphrt / TensorFlow; "
               "cpu = process CPU time of all threads, wall = elapsed")
 
 
