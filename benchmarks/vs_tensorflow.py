@@ -195,7 +195,8 @@ def mlp_step_two_devices(tf):
 
 CASES = {"wide": (wide, 20), "wide_distinct": (wide_distinct, 10), "chain": (chain, 20),
          "chain_two_devices": (chain_two_devices, 10), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
-         "mlp_step": (mlp_step, 5), "mlp_step_two_devices": (mlp_step_two_devices, 5)}
+         "mlp_step": (mlp_step, 20), "mlp_step_two_devices": (mlp_step_two_devices, 20)}
+# The MLP rounds are 20 steps: each side's first step after the other's round runs on cold caches.
 # Calls before timing, on both sides. The MLP steps get more: graphrt's BLAS team size is chosen by
 # measuring both sizes (ops/blas.ThreadChooser, first at its 64th BLAS call, about the 7th step), and
 # 35 timed steps would otherwise time mostly the untried starting choice.
