@@ -187,6 +187,7 @@ class ThreadChooser:
     FIRST_TRIAL = 64
     TRIAL_EVERY = 256
     TRIAL_CALLS = 32
+    SETTLE_CALLS = 4   # calls right after a change of team, not measured: the new team's threads wake
     _KEEP = 0.7    # weight of the old estimate in a moving average
 
     def __init__(self, wide, narrow):
@@ -197,6 +198,7 @@ class ThreadChooser:
         self.trial_start = self.FIRST_TRIAL
         self.switches = 0            # changes of the chosen team (for tests and benchmarks)
         self._seen = {}              # id(timings) -> timings of kernels run since the last decision
+        self._settling = 0           # calls left before the team set last is measured
 
     def run(self, fn, args, timings):
         c = self.calls = self.calls + 1
@@ -206,12 +208,18 @@ class ThreadChooser:
         if n != self.current:
             _THREADS["set"](n)
             self.current = n
+            # A team that was idle wakes its threads (or makes them) in its first calls: timing those
+            # made the first trial of every core lose to the share it started from, for good.
+            self._settling = self.SETTLE_CALLS
         t0 = time.perf_counter()
         out = fn(*args)
         took = time.perf_counter() - t0
-        old = timings[arm]
-        timings[arm] = took if old is None else self._KEEP * old + (1.0 - self._KEEP) * took
-        self._seen[id(timings)] = timings
+        if self._settling:
+            self._settling -= 1
+        else:
+            old = timings[arm]
+            timings[arm] = took if old is None else self._KEEP * old + (1.0 - self._KEEP) * took
+            self._seen[id(timings)] = timings
         if c == trial_end - 1:
             self._decide()
             self.trial_start = c + self.TRIAL_EVERY

@@ -70,6 +70,27 @@ def test_thread_chooser_keeps_the_team_its_kernels_ran_faster_with(openblas, wid
     assert chooser.switches == (1 if wide_faster else 0)
 
 
+def test_the_first_calls_after_a_change_of_team_are_not_held_against_it(openblas):
+    """A team that was idle wakes its threads in its first calls: those are slow whichever team is
+    faster afterwards, and must not decide the choice (a step's several kernels each get only a few
+    calls in a trial, so the slow ones weighed heavily)."""
+    import time
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    since_switch = {"team": chooser.current, "calls": 0}
+
+    def kernel_time():
+        if chooser.current != since_switch["team"]:
+            since_switch.update(team=chooser.current, calls=0)
+        since_switch["calls"] += 1
+        if since_switch["calls"] <= chooser.SETTLE_CALLS:
+            return 0.02  # waking the team
+        return 0.0005 if chooser.current == 2 else 0.002
+    kernels = [[None, None] for _ in range(8)]  # one step's eight BLAS kernels, called in turn
+    for i in range(chooser.FIRST_TRIAL + chooser.TRIAL_CALLS + 1):
+        chooser.run(lambda: time.sleep(kernel_time()), (), kernels[i % len(kernels)])
+    assert chooser.threads == 2 and chooser.switches == 1
+
+
 def test_a_session_with_several_host_devices_chooses_and_a_fixed_count_does_not(openblas):
     tf.Session(config=tf.ConfigProto(device_count={"CPU": 1})).close()
     if blas.blas_threads() < 2:
