@@ -95,8 +95,8 @@ class RemoteRendezvous(Rendezvous):
                 return
             try:
                 self._local.send(key, value, is_dead)
-            except AbortedError:
-                pass  # the step was aborted meanwhile: nobody will receive it
+            except OpError:
+                pass  # the step was aborted meanwhile (with whatever error): nobody will receive it
         self._pull(key, deposit)
 
     def _pull(self, key, done):
