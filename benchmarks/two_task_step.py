@@ -10,8 +10,9 @@ interpreter that has TensorFlow runs the TensorFlow side, gRPC servers) so
 the two figures come from the same machine, in alternating rounds.
 
 Also printed: the floor, a raw pyzmq DEALER->ROUTER round trip of 4 bytes
-between the same two processes (a distributed step needs at least two:
-RunGraph to the other task and the tensor coming back).
+between the same two processes (a distributed step needs at least one: the
+RunGraph to the other task, carrying the request for its tensor, answered by
+the tensor and the RunGraph's reply).
 
     python benchmarks/two_task_step.py [--tf-python PYTHON] [--rounds N]
 """
