@@ -22,7 +22,7 @@ def blas_kernel(factory):
         if ctx.xp.__name__ != "numpy":
             return fn  # cupy work is ordered by the GPU stream, not by host threads
 
-        timings = [None, None]   # this kernel's recent seconds with the wide and the narrow team
+        timings = ThreadChooser.new_timings()
 
         def serialized(*args):
             with BLAS_LOCK:
@@ -30,8 +30,25 @@ def blas_kernel(factory):
                 if chooser is None:
                     return fn(*args)
                 return chooser.run(fn, args, timings)
+        serialized.uses_blas_team = True
         return serialized
     return make
+
+
+def on_blas_team(ctx, fn):
+    """Marks a host kernel that does its heavy work in BLAS calls (under BLAS_LOCK, on the BLAS
+    team's threads), as `blas_kernel` marks its kernels. Executors read the mark: while such a
+    kernel runs, the team may be using every core, so other work gains nothing by being handed
+    to another thread then (runtime/graph_executor.py)."""
+    if ctx.xp.__name__ == "numpy":
+        fn.uses_blas_team = True
+    return fn
+
+
+def team_can_span_cores():
+    """Whether a BLAS call may run on more than one thread now or later in this process: a
+    ThreadChooser may pick every core, or the count is fixed above one."""
+    return _CHOOSER is not None or (blas_threads() or 1) > 1
 
 
 # -- axpy (y += a*x) from numpy's own BLAS ---------------------------------------
@@ -182,13 +199,17 @@ class ThreadChooser:
     TRIAL_CALLS calls; each kernel's time with either team is a moving average, and the team
     whose kernels took less in sum (over kernels measured with both) is kept. The choice is
     process-wide and changes rarely: switching team sizes per call costs more than it wins.
-    Runs under BLAS_LOCK."""
+    While the wide team is kept and its kernels run as fast as they ever did (within AT_BEST),
+    the trial is put off: the narrow team can only win when something else takes cores, and that
+    slows the wide team first. (Each trial cost a quiet machine's 2-device MLP about 8% of its
+    steps' time.) Runs under BLAS_LOCK."""
 
     FIRST_TRIAL = 64
     TRIAL_EVERY = 256
     TRIAL_CALLS = 32
     SETTLE_CALLS = 4   # calls right after a change of team, not measured: the new team's threads wake
     _KEEP = 0.7    # weight of the old estimate in a moving average
+    AT_BEST = 1.15  # the wide team's kernels within this factor of their best average: no trial
 
     def __init__(self, wide, narrow):
         self.teams = (int(wide), int(narrow))
@@ -200,8 +221,17 @@ class ThreadChooser:
         self._seen = {}              # id(timings) -> timings of kernels run since the last decision
         self._settling = 0           # calls left before the team set last is measured
 
+    @staticmethod
+    def new_timings():
+        """A kernel's record: its moving average with the wide and the narrow team, and the
+        wide team's best average."""
+        return [None, None, None]
+
     def run(self, fn, args, timings):
         c = self.calls = self.calls + 1
+        if c == self.trial_start and self.arm == 0 and self._wide_at_its_best():
+            self.trial_start = c + self.TRIAL_EVERY
+            self._seen = {}
         trial_end = self.trial_start + self.TRIAL_CALLS
         arm = 1 - self.arm if self.trial_start <= c < trial_end else self.arm
         n = self.teams[arm]
@@ -218,12 +248,18 @@ class ThreadChooser:
             self._settling -= 1
         else:
             old = timings[arm]
-            timings[arm] = took if old is None else self._KEEP * old + (1.0 - self._KEEP) * took
+            avg = timings[arm] = took if old is None else self._KEEP * old + (1.0 - self._KEEP) * took
+            if arm == 0 and (timings[2] is None or avg < timings[2]):
+                timings[2] = avg
             self._seen[id(timings)] = timings
         if c == trial_end - 1:
             self._decide()
             self.trial_start = c + self.TRIAL_EVERY
         return out
+
+    def _wide_at_its_best(self):
+        seen = [t for t in self._seen.values() if t[0] is not None and t[2] is not None]
+        return bool(seen) and sum(t[0] for t in seen) <= self.AT_BEST * sum(t[2] for t in seen)
 
     def _decide(self):
         both = [t for t in self._seen.values() if t[0] is not None and t[1] is not None]

@@ -235,7 +235,7 @@ def _apply_gradient_descent(ctx):
         state.require(name)
         _add_scaled(state, -alpha, delta)
         return state
-    return apply
+    return blas.on_blas_team(ctx, apply)
 
 
 @register_kernel("ApplyMomentum", ALL_DEVICES)
@@ -256,7 +256,7 @@ def _apply_momentum(ctx):
         else:
             _add_scaled(var, -lr, acc)
         return var
-    return apply
+    return blas.on_blas_team(ctx, apply)
 
 
 @register_kernel("ApplyAdam", ALL_DEVICES)
@@ -277,4 +277,4 @@ def _apply_adam(ctx):
             step = m.value * lr_t / (np.sqrt(v.value) + epsilon)
         _add_scaled(var, -1.0, step)
         return var
-    return apply
+    return blas.on_blas_team(ctx, apply)

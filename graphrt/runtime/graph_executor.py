@@ -52,6 +52,7 @@ from .. import errors
 from ..framework import registry
 from ..framework.op_categories import NEXT_ITERATION_OPS, TRANSFER_OPS
 from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
+from ..ops import blas
 from . import step_stats
 
 
@@ -59,7 +60,7 @@ class NodeItem:
     """What the loop needs about one node, precomputed."""
 
     __slots__ = ("id", "node", "name", "op", "fn", "kind", "start", "end", "nones", "deref", "n_out", "routes0",
-                 "routes", "succ", "where", "label", "out_dtypes", "cost_ns", "expensive", "forwardable", "kdef", "ctx",
+                 "routes", "succ", "where", "label", "out_dtypes", "cost_ns", "expensive", "blas_team", "forwardable", "kdef", "ctx",
                  # used by the frame-aware propagator only (frame_executor.prepare)
                  "frame", "local", "fstart", "fend", "fnones", "n_data", "cf", "is_merge", "is_transfer",
                  "is_trigger", "is_retval", "is_const_enter", "child", "parallel", "edges", "fast", "fslots", "fsucc")
@@ -134,7 +135,7 @@ class GraphExecutor:
                 return False
             timed = [it for it in self.items if it.op not in TRANSFER_OPS]
             # cost_ns 0: never finished in a profiled run (it failed, or never ran), so not known cheap
-            cheap = self._all_cheap = not self.uses_frames and not any(it.expensive for it in timed) \
+            cheap = self._all_cheap = not self.uses_frames and not any(it.expensive or it.blas_team and it.cost_ns >= EXPENSIVE_NS for it in timed) \
                 and all(it.cost_ns > 0 or it.kind == ASYNC for it in timed) \
                 and sum(it.cost_ns for it in timed) < CHEAP_RUN_NS \
                 and not any(getattr(registry.get_op_def(it.op), "may_block", False) for it in timed)
@@ -145,9 +146,13 @@ class GraphExecutor:
         if self.runs_to_profile > 0:
             self.runs_to_profile -= 1
             if self.runs_to_profile == 0:
+                # While a BLAS kernel's team may fill every core, handing other loops to the runner
+                # before it only makes them fight that team (BLAS_LOCK already keeps BLAS calls from
+                # overlapping): a 2-device MLP step took 5-10% longer, and its threads page-faulted.
+                spanning = blas.team_can_span_cores()
                 for it in self.items:
                     if it.expensive:
-                        it.expensive = it.cost_ns >= EXPENSIVE_NS
+                        it.expensive = it.cost_ns >= EXPENSIVE_NS and not (it.blas_team and spanning)
 
     # -- running --------------------------------------------------------------------
     def run_async(self, step, inline=True):
@@ -253,6 +258,7 @@ def _node_item(new, n, n_in, out_dtypes, device, debug_info):
     it.succ = ()
     it.cost_ns = 0
     it.expensive = True  # until measured: it might be long, or even block
+    it.blas_team = False
     return it
 
 
@@ -301,6 +307,7 @@ def _make_kernels(items, order, position, data_in, in_dtypes, routes, device, us
         it.kdef = kdef
         it.ctx = KernelContext(it.node, in_dtypes[old], it.out_dtypes, device, device.xp, it.forwardable)
         it.fn, it.kind = make_kernel(it, kdef, it.ctx)
+        it.blas_team = getattr(it.fn, "uses_blas_team", False)
         if kdef.inexpensive or it.kind == ASYNC:
             it.expensive = False
 

@@ -12,9 +12,10 @@ launching the receives inside it. A node reading a node of another segment
 waits for a subset of that segment's receives, so that segment became ready
 earlier or in the same batch, where segments run smaller wait-set first.
 
-A value read in several segments is kept until the step ends (the order of
-segments depends on when receives arrive); one read within a single segment
-is freed at its last reader, as in a compiled schedule. The kernels, their
+A value read within a single segment is freed at its last reader, as in a
+compiled schedule; one read in several segments, at its last reader in the
+one of them that runs last whatever the order receives arrive in (see
+_frees), or when the step ends if none is sure to. The kernels, their
 errors and the step stats are the dataflow executor's; nodes are not shared
 (no common subexpression elimination across segments), but as in compiled
 schedules, untimed steps start with the constants in their registers and
@@ -69,7 +70,7 @@ def compile_segments(ex):
     for i in order:
         it = items[i]
         plan[keys[waits[i]]].append((it, tuple(slot_source[s] for s in range(it.start, it.end))))
-    frees = _frees(plan)
+    frees = _frees(plan, list(keys))
     read = {r for nodes in plan for _, ins in nodes for r in ins}
     segs = Segments()
     segs.registers = [None] * len(reg_of)
@@ -148,20 +149,25 @@ def _local(index, entries, plan):
     return frozenset(written)
 
 
-def _frees(plan):
-    """Per (segment, position), the registers its node frees: those all of
-    whose readers are in one segment, at the last of them."""
+def _frees(plan, waits):
+    """Per (segment, position), the registers its node frees: at the last reader in the reading
+    segment that waits for every receive the other reading segments wait for, when there is one.
+    That segment runs after them: a segment is ready no later than one waiting for more, and
+    ready segments run in order, smaller wait-sets first. (Freeing there matters beyond memory:
+    a variable's value read in a forward and a backward segment was held to the step's end,
+    and its update in place had to copy it first.) Other values are kept to the step's end."""
     segments_reading = collections.defaultdict(set)
     last = {}
     for s, nodes in enumerate(plan):
         for pos, (it, ins) in enumerate(nodes):
             for r in ins:
                 segments_reading[r].add(s)
-                last[r] = (s, pos)
+                last[r, s] = pos
     frees = collections.defaultdict(set)
-    for r, at in last.items():
-        if len(segments_reading[r]) == 1:
-            frees[at].add(r)
+    for r, readers in segments_reading.items():
+        final = max(readers, key=lambda s: len(waits[s]))
+        if all(waits[s] <= waits[final] for s in readers):
+            frees[final, last[r, final]].add(r)
     return {at: tuple(sorted(regs)) for at, regs in frees.items()}
 
 

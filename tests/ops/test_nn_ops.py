@@ -172,6 +172,31 @@ def test_relu_grad_routes_zero_to_nonpositive():
     np.testing.assert_array_equal(run(g), [0.0, 0.0, 3.0])
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_large_relu_matches_numpy_bit_for_bit(dtype):
+    """A large float Relu runs against blocks of zeros (ops/nn_kernels.relu_numpy): across block
+    boundaries, in place or not, on a transposed input, NaN and -0.0 come out as numpy's maximum
+    gives them."""
+    from graphrt.ops import nn_kernels
+    n = nn_kernels._ZERO_BLOCK + 1000
+    value = RNG.randn(2, n).astype(dtype)
+    value[0, ::997] = np.nan
+    value[1, ::991] = -0.0
+    x = tf.placeholder(dtype, [2, n])
+    fresh = tf.nn.relu(x)               # x is fed: the kernel must not overwrite it
+    in_place = tf.nn.relu(x * 1.0)      # its input is a sole consumer's fresh array
+    transposed = tf.nn.relu(tf.transpose(x))
+    want = np.maximum(value, 0)
+    before = value.copy()
+    got = run([fresh, in_place, transposed], {x: value})
+    np.testing.assert_array_equal(value, before)
+    for out in (got[0], got[1], got[2].T):
+        assert out.dtype == dtype
+        np.testing.assert_array_equal(out, want)
+        np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
+    np.testing.assert_array_equal(np.isnan(got[0]), np.isnan(value))
+
+
 def test_relu_on_integers():
     np.testing.assert_array_equal(run(tf.nn.relu(tf.constant([-3, 0, 4]))), [0, 0, 4])
 

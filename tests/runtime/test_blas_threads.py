@@ -49,7 +49,7 @@ def test_matmul_values_unchanged_with_one_thread(openblas):
 def _kernel_taking(chooser, seconds_by_threads):
     """A fake BLAS kernel whose time depends on the team size the chooser set."""
     import time
-    timings = [None, None]
+    timings = blas.ThreadChooser.new_timings()
 
     def call():
         return chooser.run(lambda: time.sleep(seconds_by_threads[chooser.current]), (), timings)
@@ -85,10 +85,36 @@ def test_the_first_calls_after_a_change_of_team_are_not_held_against_it(openblas
         if since_switch["calls"] <= chooser.SETTLE_CALLS:
             return 0.02  # waking the team
         return 0.0005 if chooser.current == 2 else 0.002
-    kernels = [[None, None] for _ in range(8)]  # one step's eight BLAS kernels, called in turn
+    kernels = [blas.ThreadChooser.new_timings() for _ in range(8)]  # one step's eight BLAS kernels, called in turn
     for i in range(chooser.FIRST_TRIAL + chooser.TRIAL_CALLS + 1):
         chooser.run(lambda: time.sleep(kernel_time()), (), kernels[i % len(kernels)])
     assert chooser.threads == 2 and chooser.switches == 1
+
+
+def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(openblas):
+    """A quiet machine keeps the wide team without paying for trials of the narrow one; when
+    something takes a core (the wide team slows), the narrow team is tried and kept."""
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    seconds = {2: 0.0003, 1: 0.0012}
+    kernels = [_kernel_taking(chooser, seconds) for _ in range(2)]
+    narrow_calls = 0
+
+    def step():
+        nonlocal narrow_calls
+        for k in kernels:
+            k()
+            narrow_calls += chooser.current == 1
+    for _ in range((chooser.FIRST_TRIAL + chooser.TRIAL_CALLS) // 2 + 1):
+        step()
+    assert chooser.threads == 2
+    narrow_calls = 0
+    for _ in range(3 * chooser.TRIAL_EVERY // 2):  # three trials' worth of calls
+        step()
+    assert narrow_calls == 0
+    seconds.update({2: 0.003, 1: 0.0012})  # a CPU hog arrives: the wide team waits for its slow thread
+    for _ in range(chooser.TRIAL_EVERY + chooser.TRIAL_CALLS):
+        step()
+    assert chooser.threads == 1 and chooser.switches == 2
 
 
 def test_a_session_with_several_host_devices_chooses_and_a_fixed_count_does_not(openblas):
@@ -102,3 +128,39 @@ def test_a_session_with_several_host_devices_chooses_and_a_fixed_count_does_not(
         assert blas.thread_chooser() is None
     with tf.Session(config=tf.ConfigProto(device_count={"CPU": 1})):
         assert blas.thread_chooser() is None
+
+
+def test_blas_kernels_hand_no_work_to_other_threads_while_their_team_may_fill_the_cores(openblas, monkeypatch):
+    """Before an expensive kernel an executor hands the loops waiting on its thread to the runner,
+    so they run alongside. Beside a BLAS kernel whose team may use every core they would only fight
+    it (BLAS calls never overlap anyway), so its kernels, and optimizer updates done with axpy, do
+    not count as expensive then; with one BLAS thread they do."""
+    import numpy as np
+    from graphrt.runtime import graph_executor as ge
+    tf.Session(config=tf.ConfigProto(device_count={"CPU": 1})).close()
+    if blas.blas_threads() < 2:
+        pytest.skip("one BLAS thread in all: the team never fills more than one core")
+    monkeypatch.setattr(ge, "EXPENSIVE_NS", 0)  # every measured kernel is worth a hand-off
+    a = np.ones((32, 32), np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [32, 32])
+        with tf.device("/cpu:0"):
+            w = tf.Variable(a)
+            h = tf.nn.relu(tf.matmul(x, w))
+        with tf.device("/cpu:1"):
+            loss = tf.reduce_sum(tf.matmul(h, tf.constant(a)))
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, colocate_gradients_with_ops=True)
+        for threads, spans in ((0, True), (1, False)):
+            config = tf.ConfigProto(device_count={"CPU": 2}, intra_op_parallelism_threads=threads)
+            with tf.Session(config=config) as sess:
+                sess.run(tf.global_variables_initializer())
+                for _ in range(ge.PROFILED_RUNS + 1):
+                    sess.run(train, {x: a})
+                items = [it for ex in sess.plan_for(train, {x: a}).executors for it in ex.items]
+            by_op = {}
+            for it in items:
+                by_op.setdefault(it.op, []).append(it)
+            blas_ops = by_op["MatMul"] + by_op["ApplyGradientDescent"]
+            assert len(by_op["MatMul"]) >= 3 and all(it.blas_team for it in blas_ops)
+            assert [it.expensive for it in blas_ops] == [not spans] * len(blas_ops)
+            assert not any(it.blas_team for it in by_op["Relu"]) and all(it.expensive for it in by_op["Relu"])

@@ -2,6 +2,7 @@
 receives, against the dataflow executor they replace: same values, same
 step stats, same errors, no hang when another partition fails."""
 import re
+import weakref
 
 import numpy as np
 import pytest
@@ -146,12 +147,52 @@ def test_queue_ops_in_a_segmented_partition(mode):
     assert (SegmentedRun in run_classes) == mode
 
 
-def test_values_read_in_several_segments_are_kept_to_the_end():
-    # segments run in the order their receives arrive, not in a fixed one: only
-    # a value all of whose readers are in one segment is freed, at the last of them
+def test_values_read_in_several_segments_are_freed_only_where_the_order_is_sure():
+    # segments run in the order their receives arrive, not in a fixed one: a value read in two
+    # segments waiting for different receives is kept to the end; one read in segments whose
+    # wait-sets nest is freed at its last reader in the segment waiting for the most (it runs last)
     plan = [[("n0", (0,)), ("n1", (1,)), ("n2", (1, 2))],
             [("n3", (0,)), ("n4", (3,)), ("n5", (3, 4))]]
-    assert segmented_schedule._frees(plan) == {(0, 2): (1, 2), (1, 2): (3, 4)}
+    a, b = frozenset({"recv_a"}), frozenset({"recv_b"})
+    assert segmented_schedule._frees(plan, [a, b]) == {(0, 2): (1, 2), (1, 2): (3, 4)}
+    assert segmented_schedule._frees(plan, [a, a | b]) == {(0, 2): (1, 2), (1, 0): (0,), (1, 2): (3, 4)}
+    assert segmented_schedule._frees(plan, [a | b, b]) == {(0, 0): (0,), (0, 2): (1, 2), (1, 2): (3, 4)}
+
+
+def test_a_variable_read_before_and_after_a_receive_is_updated_in_place():
+    """The forward and backward matmuls read a variable in two segments (the backward one waits
+    for the gradient from the other device). Its value is let go after the backward read, so the
+    optimizer's update finds it unshared and updates it in place instead of copying it."""
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((8, 8)).astype(np.float32)
+    v0 = np.eye(8, dtype=np.float32)
+    x0 = rng.standard_normal((4, 8)).astype(np.float32)
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [4, 8])
+        v = tf.Variable(v0, name="v")
+        w = tf.Variable(w0, name="w")
+        h = tf.matmul(tf.matmul(x, v), w)   # the gradient into the first product reads w again
+    with tf.device("/cpu:1"):
+        loss = tf.reduce_sum(tf.square(h))
+    train = tf.train.GradientDescentOptimizer(0.001).minimize(loss, colocate_gradients_with_ops=True)
+    with tf.Session(config=tf.ConfigProto(**TWO_CPUS)) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {x: x0})
+        classes = {type(ex).__name__: ex._run_class for ex in sess.plan_for(train, {x: x0}).executors}
+        assert SegmentedRun in classes.values()
+        state = sess._backend.devices[0].resources.lookup("", "w")
+        held = weakref.ref(state.value)  # a strong reference here would itself force the copy
+        for _ in range(5):
+            sess.run(train, {x: x0})
+            assert state.value is held()
+        got = sess.run(w)
+    want, v_now = w0.copy(), v0.copy()
+    for _ in range(6):
+        a = x0 @ v_now
+        dh = 2 * (a @ want)
+        want, v_now = want - 0.001 * (a.T @ dh), v_now - 0.001 * (x0.T @ (dh @ want.T))
+    assert np.isfinite(want).all() and not np.allclose(want, w0, atol=1e-3)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("seed", range(8))
