@@ -195,21 +195,33 @@ class ThreadChooser:
     from measurement. Which is faster depends on what else runs: a quiet machine wants every
     core for each (already serialized) matmul, one where another process keeps a core busy
     wants one thread (an OpenBLAS team waits for its slowest member: measured 5.4 ms against
-    2.5 ms per step under a CPU hog). Every TRIAL_EVERY BLAS calls the other team runs
-    TRIAL_CALLS calls; each kernel's time with either team is a moving average, and the team
-    whose kernels took less in sum (over kernels measured with both) is kept. The choice is
-    process-wide and changes rarely: switching team sizes per call costs more than it wins.
-    While the wide team is kept and its kernels run as fast as they ever did (within AT_BEST),
-    the trial is put off: the narrow team can only win when something else takes cores, and that
-    slows the wide team first. (Each trial cost a quiet machine's 2-device MLP about 8% of its
-    steps' time.) Runs under BLAS_LOCK."""
+    2.5 ms per step under a CPU hog). The choice is process-wide and changes rarely: switching
+    team sizes per call costs more than it wins.
+
+    Every TRIAL_EVERY BLAS calls the other team runs TRIAL_CALLS calls. Each kernel's time with
+    either team is a moving average (the team on trial's starts afresh each trial: one from an
+    earlier trial may be from another moment), and the team whose kernels took less in sum (over
+    kernels measured with both) is kept.
+
+    Trials cost. While the wide team is kept and its kernels run within AT_BEST of their best
+    average, the trial is put off: the narrow team can only win when something takes cores, and
+    that slows the wide team first. (Each trial cost a quiet machine's 2-device MLP about 8% of
+    its steps' time.) And trials are at least TRIAL_GAP_S apart: after a trial of the wide team
+    its idle threads spin for up to ~0.1 s (OpenBLAS's thread timeout) before they sleep, and
+    with a trial every 256 calls of a small model they never slept (under a CPU hog a 3-device
+    step took 4-6 ms instead of 1.3-2). The first gaps are shorter (FIRST_GAP_S, doubling): the
+    first trials fall in a session's first, least steady steps, and a wrong first choice should
+    not last a second. Runs under BLAS_LOCK."""
 
     FIRST_TRIAL = 64
     TRIAL_EVERY = 256
     TRIAL_CALLS = 32
     SETTLE_CALLS = 4   # calls right after a change of team, not measured: the new team's threads wake
-    _KEEP = 0.7    # weight of the old estimate in a moving average
-    AT_BEST = 1.15  # the wide team's kernels within this factor of their best average: no trial
+    _KEEP = 0.7        # weight of the old estimate in a moving average
+    AT_BEST = 1.15
+    PUT_OFF_S = 30.0   # at most this long (a best measured under a load from the start proves nothing)
+    TRIAL_GAP_S = 1.0
+    FIRST_GAP_S = 0.05
 
     def __init__(self, wide, narrow):
         self.teams = (int(wide), int(narrow))
@@ -218,18 +230,22 @@ class ThreadChooser:
         self.calls = 0
         self.trial_start = self.FIRST_TRIAL
         self.switches = 0            # changes of the chosen team (for tests and benchmarks)
+        self.trials = 0
         self._seen = {}              # id(timings) -> timings of kernels run since the last decision
         self._settling = 0           # calls left before the team set last is measured
+        self._next_trial = 0.0       # time.monotonic() before which no trial starts
 
     @staticmethod
     def new_timings():
-        """A kernel's record: its moving average with the wide and the narrow team, and the
-        wide team's best average."""
-        return [None, None, None]
+        """A kernel's record: its moving average with the wide and the narrow team, the wide
+        team's best average, and the trial its average for the team on trial comes from."""
+        return [None, None, None, -1]
 
     def run(self, fn, args, timings):
         c = self.calls = self.calls + 1
-        if c == self.trial_start and self.arm == 0 and self._wide_at_its_best():
+        if c == self.trial_start and (time.monotonic() < self._next_trial
+                                      or self.arm == 0 and time.monotonic() < self._next_trial + self.PUT_OFF_S
+                                      and self._wide_at_its_best()):
             self.trial_start = c + self.TRIAL_EVERY
             self._seen = {}
         trial_end = self.trial_start + self.TRIAL_CALLS
@@ -248,6 +264,8 @@ class ThreadChooser:
             self._settling -= 1
         else:
             old = timings[arm]
+            if arm != self.arm and timings[3] != self.trials:
+                old, timings[3] = None, self.trials
             avg = timings[arm] = took if old is None else self._KEEP * old + (1.0 - self._KEEP) * took
             if arm == 0 and (timings[2] is None or avg < timings[2]):
                 timings[2] = avg
@@ -255,6 +273,8 @@ class ThreadChooser:
         if c == trial_end - 1:
             self._decide()
             self.trial_start = c + self.TRIAL_EVERY
+            self._next_trial = time.monotonic() + min(self.TRIAL_GAP_S, self.FIRST_GAP_S * 2 ** self.trials)
+            self.trials += 1
         return out
 
     def _wide_at_its_best(self):
@@ -277,7 +297,7 @@ class ThreadChooser:
 
     def __repr__(self):
         return f"<ThreadChooser {self.threads} threads (wide={self.teams[0]}, narrow={self.teams[1]}), " \
-               f"{self.switches} switches>"
+               f"{self.switches} switches in {self.trials} trials>"
 
 
 _CHOOSER = None   # a ThreadChooser while several host devices share the cores and no setting fixes the count

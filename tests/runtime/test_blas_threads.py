@@ -91,9 +91,10 @@ def test_the_first_calls_after_a_change_of_team_are_not_held_against_it(openblas
     assert chooser.threads == 2 and chooser.switches == 1
 
 
-def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(openblas):
+def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(openblas, monkeypatch):
     """A quiet machine keeps the wide team without paying for trials of the narrow one; when
     something takes a core (the wide team slows), the narrow team is tried and kept."""
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     seconds = {2: 0.0003, 1: 0.0012}
     kernels = [_kernel_taking(chooser, seconds) for _ in range(2)]
@@ -115,6 +116,41 @@ def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(op
     for _ in range(chooser.TRIAL_EVERY + chooser.TRIAL_CALLS):
         step()
     assert chooser.threads == 1 and chooser.switches == 2
+
+
+def test_a_trial_is_put_off_only_so_long(openblas, monkeypatch):
+    """A wide team at its best is tried against the narrow one anyway once PUT_OFF_S has passed:
+    its best may have been measured under a load that was there from the start."""
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
+    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 0.0)
+    monkeypatch.setattr(blas.ThreadChooser, "PUT_OFF_S", 0.0)
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    kernel = _kernel_taking(chooser, {2: 0.0001, 1: 0.0004})
+    for _ in range(chooser.FIRST_TRIAL + chooser.TRIAL_CALLS):
+        kernel()
+    assert chooser.threads == 2
+    trials = chooser.trials
+    for _ in range(2 * chooser.TRIAL_EVERY):
+        kernel()
+    assert chooser.trials == trials + 1 and chooser.threads == 2
+
+
+@pytest.mark.parametrize("gap", [0.0, 60.0])
+def test_trials_are_at_least_a_gap_apart(openblas, monkeypatch, gap):
+    """After a trial of the wide team its idle threads spin for a while: trials every few hundred
+    calls kept them spinning for good (on a busy machine, against the work itself)."""
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", gap)
+    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", gap)
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    kernel = _kernel_taking(chooser, {2: 0.0004, 1: 0.0001})  # the narrow team stays faster
+    for _ in range(chooser.FIRST_TRIAL + chooser.TRIAL_CALLS):
+        kernel()
+    assert chooser.threads == 1
+    wide_calls = 0
+    for _ in range(2 * chooser.TRIAL_EVERY):
+        kernel()
+        wide_calls += chooser.current == 2
+    assert wide_calls == (0 if gap else chooser.TRIAL_CALLS)
 
 
 def test_a_session_with_several_host_devices_chooses_and_a_fixed_count_does_not(openblas):
