@@ -308,6 +308,40 @@ def test_clip_add_n_and_count_nonzero(graph):
         tf.add_n([])
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_large_maximum_and_minimum_with_a_scalar_match_numpy_bit_for_bit(graph, dtype):
+    """Maximum/Minimum of a large float array and a scalar run through blocks of the scalar
+    (ops/math_kernels.blockwise_with_scalar): across block boundaries, with the scalar on either
+    side, in place into a fresh input or into a new array, NaN and signed zeros as numpy gives."""
+    from graphrt.ops import math_kernels
+    n = 2 * math_kernels._BLOCK + 123
+    value = RNG.uniform(-2, 2, size=(n,)).astype(dtype)
+    value[::1001] = np.nan
+    value[5::997] = -0.0
+    value[7::991] = 0.0
+    x = tf.placeholder(dtype, [n])
+    lo, hi, zero = (tf.constant(dtype(v)) for v in (-0.5, 0.75, 0.0))
+    fetches = {"clip": tf.clip_by_value(x, -0.5, 0.75), "max_left": tf.maximum(zero, x),
+               "max_right": tf.maximum(x, zero), "min_fresh": tf.minimum(x * 1.0, hi),
+               "max_lo": tf.maximum(lo, x + 0.0)}
+    want = {"clip": np.maximum(np.minimum(value, dtype(0.75)), dtype(-0.5)),
+            "max_left": np.maximum(dtype(0), value), "max_right": np.maximum(value, dtype(0)),
+            "min_fresh": np.minimum(value * dtype(1), dtype(0.75)), "max_lo": np.maximum(dtype(-0.5), value + dtype(0))}
+    before = value.copy()
+    got = run(fetches, {x: value})
+    np.testing.assert_array_equal(value, before)  # a fed array is never written into
+    for name, w in want.items():
+        assert got[name].dtype == dtype and got[name].shape == (n,), name
+        np.testing.assert_array_equal(got[name], w, err_msg=name)
+        np.testing.assert_array_equal(np.signbit(got[name]), np.signbit(w), err_msg=name)
+
+
+def test_maximum_with_a_scalar_on_integers_and_small_arrays(graph):
+    big = np.arange(-5000, 5000, dtype=np.int32)
+    np.testing.assert_array_equal(run(tf.maximum(tf.constant(big), 7)), np.maximum(big, 7))
+    np.testing.assert_array_equal(run(tf.minimum(tf.constant([3.0, -1.0]), 0.0)), [0.0, -1.0])
+
+
 def test_add_n_does_not_write_into_its_inputs(graph):
     a = tf.constant([1.0, 2.0])
     s = tf.add_n([a, a, a])

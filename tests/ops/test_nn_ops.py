@@ -174,11 +174,11 @@ def test_relu_grad_routes_zero_to_nonpositive():
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_large_relu_matches_numpy_bit_for_bit(dtype):
-    """A large float Relu runs against blocks of zeros (ops/nn_kernels.relu_numpy): across block
+    """A large float Relu runs against blocks of zeros (ops/math_kernels.blockwise_with_scalar): across block
     boundaries, in place or not, on a transposed input, NaN and -0.0 come out as numpy's maximum
     gives them."""
-    from graphrt.ops import nn_kernels
-    n = nn_kernels._ZERO_BLOCK + 1000
+    from graphrt.ops import math_kernels
+    n = math_kernels._BLOCK + 1000
     value = RNG.randn(2, n).astype(dtype)
     value[0, ::997] = np.nan
     value[1, ::991] = -0.0
