@@ -243,11 +243,12 @@ class ThreadChooser:
 
     def run(self, fn, args, timings):
         c = self.calls = self.calls + 1
-        if c == self.trial_start and (time.monotonic() < self._next_trial
-                                      or self.arm == 0 and time.monotonic() < self._next_trial + self.PUT_OFF_S
-                                      and self._wide_at_its_best()):
-            self.trial_start = c + self.TRIAL_EVERY
-            self._seen = {}
+        if c == self.trial_start:
+            now = time.monotonic()
+            if now < self._next_trial or (self.arm == 0 and now < self._next_trial + self.PUT_OFF_S
+                                          and self._wide_at_its_best()):
+                self.trial_start = c + self.TRIAL_EVERY
+                self._seen = {}
         trial_end = self.trial_start + self.TRIAL_CALLS
         arm = 1 - self.arm if self.trial_start <= c < trial_end else self.arm
         n = self.teams[arm]

@@ -60,7 +60,8 @@ class NodeItem:
     """What the loop needs about one node, precomputed."""
 
     __slots__ = ("id", "node", "name", "op", "fn", "kind", "start", "end", "nones", "deref", "n_out", "routes0",
-                 "routes", "succ", "where", "label", "out_dtypes", "cost_ns", "expensive", "blas_team", "forwardable", "kdef", "ctx",
+                 "routes", "succ", "where", "label", "out_dtypes", "cost_ns", "expensive", "blas_team", "forwardable",
+                 "kdef", "ctx",
                  # used by the frame-aware propagator only (frame_executor.prepare)
                  "frame", "local", "fstart", "fend", "fnones", "n_data", "cf", "is_merge", "is_transfer",
                  "is_trigger", "is_retval", "is_const_enter", "child", "parallel", "edges", "fast", "fslots", "fsucc")
@@ -134,8 +135,9 @@ class GraphExecutor:
             if self.runs_to_profile > 0:
                 return False
             timed = [it for it in self.items if it.op not in TRANSFER_OPS]
+            slow = [it for it in timed if it.expensive or it.blas_team and it.cost_ns >= EXPENSIVE_NS]
             # cost_ns 0: never finished in a profiled run (it failed, or never ran), so not known cheap
-            cheap = self._all_cheap = not self.uses_frames and not any(it.expensive or it.blas_team and it.cost_ns >= EXPENSIVE_NS for it in timed) \
+            cheap = self._all_cheap = not self.uses_frames and not slow \
                 and all(it.cost_ns > 0 or it.kind == ASYNC for it in timed) \
                 and sum(it.cost_ns for it in timed) < CHEAP_RUN_NS \
                 and not any(getattr(registry.get_op_def(it.op), "may_block", False) for it in timed)
