@@ -46,18 +46,41 @@ def test_matmul_values_unchanged_with_one_thread(openblas):
     np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5)
 
 
+class _Clock:
+    """The chooser's clock (blas.time) for these tests: fake kernels advance it by exactly their
+    time, so what is chosen does not depend on how busy the machine running the tests is."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def perf_counter(self):
+        return self.now
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    fake = _Clock()
+    monkeypatch.setattr(blas, "time", fake)
+    return fake
+
+
 def _kernel_taking(chooser, seconds_by_threads):
     """A fake BLAS kernel whose time depends on the team size the chooser set."""
-    import time
     timings = blas.ThreadChooser.new_timings()
 
     def call():
-        return chooser.run(lambda: time.sleep(seconds_by_threads[chooser.current]), (), timings)
+        return chooser.run(lambda: blas.time.sleep(seconds_by_threads[chooser.current]), (), timings)
     return call
 
 
 @pytest.mark.parametrize("wide_faster", [True, False])
-def test_thread_chooser_keeps_the_team_its_kernels_ran_faster_with(openblas, wide_faster):
+def test_thread_chooser_keeps_the_team_its_kernels_ran_faster_with(openblas, clock, wide_faster):
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     assert chooser.threads == 1  # starts with a device's share
     fast, slow = 0.0005, 0.003
@@ -70,11 +93,10 @@ def test_thread_chooser_keeps_the_team_its_kernels_ran_faster_with(openblas, wid
     assert chooser.switches == (1 if wide_faster else 0)
 
 
-def test_the_first_calls_after_a_change_of_team_are_not_held_against_it(openblas):
+def test_the_first_calls_after_a_change_of_team_are_not_held_against_it(openblas, clock):
     """A team that was idle wakes its threads in its first calls: those are slow whichever team is
     faster afterwards, and must not decide the choice (a step's several kernels each get only a few
     calls in a trial, so the slow ones weighed heavily)."""
-    import time
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     since_switch = {"team": chooser.current, "calls": 0}
 
@@ -87,11 +109,11 @@ def test_the_first_calls_after_a_change_of_team_are_not_held_against_it(openblas
         return 0.0005 if chooser.current == 2 else 0.002
     kernels = [blas.ThreadChooser.new_timings() for _ in range(8)]  # one step's eight BLAS kernels, called in turn
     for i in range(chooser.FIRST_TRIAL + chooser.TRIAL_CALLS + 1):
-        chooser.run(lambda: time.sleep(kernel_time()), (), kernels[i % len(kernels)])
+        chooser.run(lambda: clock.sleep(kernel_time()), (), kernels[i % len(kernels)])
     assert chooser.threads == 2 and chooser.switches == 1
 
 
-def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(openblas, monkeypatch):
+def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(openblas, clock, monkeypatch):
     """A quiet machine keeps the wide team without paying for trials of the narrow one; when
     something takes a core (the wide team slows), the narrow team is tried and kept."""
     monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
@@ -118,7 +140,27 @@ def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(op
     assert chooser.threads == 1 and chooser.switches == 2
 
 
-def test_a_trial_is_put_off_only_so_long(openblas, monkeypatch):
+def test_a_trial_times_its_team_afresh(openblas, clock, monkeypatch):
+    """The narrow team was slow long ago (the machine was busy then); when the wide team slows
+    later and the narrow one is tried again, its old times must not count against it: a step's
+    kernels each get only a few calls in a trial."""
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
+    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 0.0)
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    seconds = {2: 0.0001, 1: 0.01}
+    kernels = [_kernel_taking(chooser, seconds) for _ in range(8)]
+    while chooser.trials < 1:
+        for k in kernels:
+            k()
+    assert chooser.threads == 2
+    seconds.update({2: 0.003, 1: 0.002})
+    while chooser.trials < 2:
+        for k in kernels:
+            k()
+    assert chooser.threads == 1
+
+
+def test_a_trial_is_put_off_only_so_long(openblas, clock, monkeypatch):
     """A wide team at its best is tried against the narrow one anyway once PUT_OFF_S has passed:
     its best may have been measured under a load that was there from the start."""
     monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
@@ -136,7 +178,7 @@ def test_a_trial_is_put_off_only_so_long(openblas, monkeypatch):
 
 
 @pytest.mark.parametrize("gap", [0.0, 60.0])
-def test_trials_are_at_least_a_gap_apart(openblas, monkeypatch, gap):
+def test_trials_are_at_least_a_gap_apart(openblas, clock, monkeypatch, gap):
     """After a trial of the wide team its idle threads spin for a while: trials every few hundred
     calls kept them spinning for good (on a busy machine, against the work itself)."""
     monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", gap)
