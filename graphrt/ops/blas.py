@@ -206,12 +206,12 @@ class ThreadChooser:
     Trials cost. While the wide team is kept and its kernels run within AT_BEST of their best
     average, the trial is put off: the narrow team can only win when something takes cores, and
     that slows the wide team first. (Each trial cost a quiet machine's 2-device MLP about 8% of
-    its steps' time.) And trials are at least TRIAL_GAP_S apart: after a trial of the wide team
-    its idle threads spin for up to ~0.1 s (OpenBLAS's thread timeout) before they sleep, and
-    with a trial every 256 calls of a small model they never slept (under a CPU hog a 3-device
-    step took 4-6 ms instead of 1.3-2). The first gaps are shorter (FIRST_GAP_S, doubling): the
-    first trials fall in a session's first, least steady steps, and a wrong first choice should
-    not last a second. Runs under BLAS_LOCK."""
+    its steps' time.) And a trial of the wide team comes at least TRIAL_GAP_S after the last
+    trial: after one its idle threads spin for up to ~0.1 s (OpenBLAS's thread timeout) before
+    they sleep, and with a trial every 256 calls of a small model they never slept (under a CPU
+    hog a 3-device step took 4-6 ms instead of 1.3-2). The first gaps are shorter (FIRST_GAP_S,
+    doubling): the first trials fall in a session's first, least steady steps. A trial of the
+    narrow team, once the wide one has slowed, waits for no gap. Runs under BLAS_LOCK."""
 
     FIRST_TRIAL = 64
     TRIAL_EVERY = 256
@@ -219,6 +219,11 @@ class ThreadChooser:
     SETTLE_CALLS = 4   # calls right after a change of team, not measured: the new team's threads wake
     _KEEP = 0.7        # weight of the old estimate in a moving average
     AT_BEST = 1.15
+    # The wide team is taken when its kernels took under TO_WIDE of the narrow team's time, the narrow
+    # one under TO_NARROW of the wide's: the wide team under a CPU hog costs far more (a 3-device step
+    # 5-15 ms instead of 2) than the narrow one on a quiet machine (1.3 instead of 0.9).
+    TO_WIDE = 0.8
+    TO_NARROW = 0.95
     PUT_OFF_S = 30.0   # at most this long (a best measured under a load from the start proves nothing)
     TRIAL_GAP_S = 1.0
     FIRST_GAP_S = 0.05
@@ -245,8 +250,8 @@ class ThreadChooser:
         c = self.calls = self.calls + 1
         if c == self.trial_start:
             now = time.monotonic()
-            if now < self._next_trial or (self.arm == 0 and now < self._next_trial + self.PUT_OFF_S
-                                          and self._wide_at_its_best()):
+            if (self.arm == 1 and now < self._next_trial) or (
+                    self.arm == 0 and now < self._next_trial + self.PUT_OFF_S and self._wide_at_its_best()):
                 self.trial_start = c + self.TRIAL_EVERY
                 self._seen = {}
         trial_end = self.trial_start + self.TRIAL_CALLS
@@ -286,7 +291,7 @@ class ThreadChooser:
         both = [t for t in self._seen.values() if t[0] is not None and t[1] is not None]
         kept = sum(t[self.arm] for t in both)
         other = sum(t[1 - self.arm] for t in both)
-        if both and other < 0.95 * kept:
+        if both and other < (self.TO_WIDE if self.arm == 1 else self.TO_NARROW) * kept:
             self.arm = 1 - self.arm
             self.switches += 1
         self._seen = {}

@@ -140,6 +140,35 @@ def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(op
     assert chooser.threads == 1 and chooser.switches == 2
 
 
+def test_the_wide_team_must_win_clearly_and_the_narrow_one_is_tried_without_waiting(openblas, clock, monkeypatch):
+    """Picking the wide team under a load costs far more than keeping the narrow one on a quiet
+    machine: a small edge does not move the choice to the wide team. Once on the wide team, its
+    slowing down gets the narrow one tried at the next trial point, whatever the gap between trials."""
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 60.0)
+    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 60.0)
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    seconds = {2: 0.00085, 1: 0.001}
+    kernels = [_kernel_taking(chooser, seconds) for _ in range(2)]
+    while chooser.trials < 1:
+        for k in kernels:
+            k()
+    assert chooser.threads == 1
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
+    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 0.0)
+    seconds[2] = 0.0005
+    while chooser.trials < 2:
+        for k in kernels:
+            k()
+    assert chooser.threads == 2
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 60.0)
+    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 60.0)
+    seconds[2] = 0.003  # a CPU hog arrives
+    for _ in range(chooser.TRIAL_EVERY + chooser.TRIAL_CALLS):
+        for k in kernels:
+            k()
+    assert chooser.trials == 3 and chooser.threads == 1
+
+
 def test_a_trial_times_its_team_afresh(openblas, clock, monkeypatch):
     """The narrow team was slow long ago (the machine was busy then); when the wide team slows
     later and the narrow one is tried again, its old times must not count against it: a step's
