@@ -83,6 +83,42 @@ def blockwise_with_scalar(ufunc, x, y, out=None):
     return out
 
 
+# numpy's where branches on every element: on a mask that is true about half the time (a sign, a
+# relu's gate) it costs ~4 ns per element here, 1.06 ms for 256x1024 float32. Selecting the bits
+# instead, y ^ ((x ^ y) & mask) on the values seen as unsigned integers of their width, is
+# branch-free and gives the same bits (NaN payloads and signed zeros included): 0.13 ms.
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def select(cond, x, y):
+    """np.where(cond, x, y); branch-free for large C-contiguous numpy arrays of one shape and a
+    dtype of 1, 2, 4 or 8 bytes (anything else goes to np.where)."""
+    if not (type(cond) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray
+            and cond.dtype == np.bool_ and x.dtype == y.dtype and x.dtype.kind in "biuf"
+            and cond.size >= _MIN_BLOCKED and cond.shape == x.shape == y.shape
+            and cond.flags.c_contiguous and x.flags.c_contiguous and y.flags.c_contiguous):
+        return np.where(cond, x, y)
+    u = _UINT_OF_SIZE.get(x.dtype.itemsize)
+    if u is None:
+        return np.where(cond, x, y)
+    out = np.empty(x.shape, x.dtype)
+    flags, xs, ys, outs = cond.reshape(-1), x.reshape(-1).view(u), y.reshape(-1).view(u), out.reshape(-1).view(u)
+    n = flags.size
+    true = np.empty(min(n, _BLOCK), np.bool_)
+    mask = np.empty(min(n, _BLOCK), u)
+    for i in range(0, n, _BLOCK):
+        j = min(n, i + _BLOCK)
+        k = j - i
+        # any nonzero byte is true, as numpy reads a bool; its negation as an unsigned is all ones
+        np.not_equal(flags[i:j].view(np.uint8), 0, out=true[:k])
+        np.negative(true[:k].view(np.uint8), out=mask[:k], dtype=u)
+        o = outs[i:j]
+        np.bitwise_xor(xs[i:j], ys[i:j], out=o)
+        o &= mask[:k]
+        o ^= ys[i:j]
+    return out
+
+
 def ufunc_kernel(ctx, ufunc, scalar_op=None):
     """`ufunc` as a kernel that writes into an input it owns instead of
     allocating, and runs `scalar_op` instead when every input is 0-d (see
@@ -253,7 +289,8 @@ def _sigmoid(ctx):
     def sigmoid(x):
         # exp of a non-positive number never overflows; both branches are exact
         e = xp.exp(-xp.abs(x))
-        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        return where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    where = select if xp is np else xp.where
     return sigmoid
 
 
@@ -455,7 +492,7 @@ def _select(ctx):
     xp = ctx.xp
     name = ctx.name
 
-    def select(c, t, e):
+    def select_kernel(c, t, e):
         if t.shape != e.shape:
             raise errors.InvalidArgumentError(f"'then' and 'else' must have the same size. but received: "
                                               f"{list(t.shape)} vs. {list(e.shape)}", node=name)
@@ -467,13 +504,14 @@ def _select(ctx):
         elif c.shape != t.shape and c.ndim != 0:
             raise errors.InvalidArgumentError(f"'cond' and 'then' must have the same size. but received: "
                                               f"{list(c.shape)} vs. {list(t.shape)}", node=name)
-        return xp.where(c, t, e)
-    return select
+        return where(c, t, e)
+    where = select if xp is np else xp.where
+    return select_kernel
 
 
 @register_kernel("SelectV2", ALL_DEVICES)
 def _select_v2(ctx):
-    return ctx.xp.where
+    return select if ctx.xp is np else ctx.xp.where
 
 
 @register_kernel("Range", ALL_DEVICES, host_memory=("start", "limit", "delta"))

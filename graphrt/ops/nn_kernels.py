@@ -19,7 +19,7 @@ import numpy as np
 from .. import errors
 from ..framework.registry import register_kernel
 from .blas import blas_kernel
-from .math_kernels import blockwise_with_scalar, reusable
+from .math_kernels import blockwise_with_scalar, reusable, select
 from .nn_ops import windowed_output_size
 
 ALL_DEVICES = ("CPU", "GPU")  # SIM reuses the CPU kernels on its own memory (see runtime)
@@ -53,7 +53,8 @@ def _relu6(ctx):
 @register_kernel("Elu", ALL_DEVICES)
 def _elu(ctx):
     xp = ctx.xp
-    return lambda x: xp.where(x < 0, xp.expm1(xp.minimum(x, 0)), x)
+    where = select if xp is np else xp.where
+    return lambda x: where(x < 0, xp.expm1(xp.minimum(x, 0)), x)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -67,7 +68,8 @@ def _selu(ctx):
     def selu(x):
         neg = xp.expm1(xp.minimum(x, 0))
         neg *= _SELU_ALPHA * _SELU_SCALE
-        return xp.where(x < 0, neg, x * _SELU_SCALE)
+        return where(x < 0, neg, x * _SELU_SCALE)
+    where = select if xp is np else xp.where
     return selu
 
 
@@ -89,12 +91,13 @@ def _leaky_relu(ctx):
     alpha = float(ctx.attr("alpha"))
     if 0 <= alpha <= 1:
         return lambda x: xp.maximum(x, x * alpha)
-    return lambda x: xp.where(x > 0, x, x * alpha)
+    where = select if xp is np else xp.where
+    return lambda x: where(x > 0, x, x * alpha)
 
 
 def _stable_sigmoid(xp, x):
     e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    return (select if xp is np else xp.where)(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
 @register_kernel("ReluGrad", ALL_DEVICES, fresh_outputs=True)
@@ -116,13 +119,15 @@ def _relu6_grad(ctx):
 @register_kernel("EluGrad", ALL_DEVICES)
 def _elu_grad(ctx):
     xp = ctx.xp
-    return lambda dy, y: xp.where(y < 0, dy * (y + 1), dy)
+    where = select if xp is np else xp.where
+    return lambda dy, y: where(y < 0, dy * (y + 1), dy)
 
 
 @register_kernel("SeluGrad", ALL_DEVICES)
 def _selu_grad(ctx):
     xp = ctx.xp
-    return lambda dy, y: xp.where(y < 0, dy * (y + _SELU_SCALE * _SELU_ALPHA), dy * _SELU_SCALE)
+    where = select if xp is np else xp.where
+    return lambda dy, y: where(y < 0, dy * (y + _SELU_SCALE * _SELU_ALPHA), dy * _SELU_SCALE)
 
 
 @register_kernel("SoftplusGrad", ALL_DEVICES)
@@ -145,7 +150,8 @@ def _softsign_grad(ctx):
 def _leaky_relu_grad(ctx):
     xp = ctx.xp
     alpha = float(ctx.attr("alpha"))
-    return lambda dy, x: xp.where(x > 0, dy, dy * alpha)
+    where = select if xp is np else xp.where
+    return lambda dy, x: where(x > 0, dy, dy * alpha)
 
 
 # -- softmax and cross-entropy --------------------------------------------------------

@@ -1,6 +1,7 @@
 """Creating devices by type: CPU devices here, accelerators (SIM, GPU)
 registered by their own modules so the host path never imports them."""
 from .. import errors
+from ..executor import host_malloc
 from .device import Device, local_device_names
 
 _FACTORIES = {"CPU": lambda name, config: Device(name)}
@@ -33,6 +34,7 @@ def create_local_devices(config, job="localhost", replica=0, task=0):
     devices = (create_device(name, config) for name in local_device_names(config.device_count, job, replica, task))
     devices = [d for d in devices if d is not None]
     _apply_blas_policy(config, devices)
+    host_malloc.keep_freed_memory()  # CPU:0 always exists: its tensors live in malloc
     return devices
 
 

@@ -336,6 +336,40 @@ def test_large_maximum_and_minimum_with_a_scalar_match_numpy_bit_for_bit(graph, 
         np.testing.assert_array_equal(np.signbit(got[name]), np.signbit(w), err_msg=name)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.int32, np.uint64, np.bool_])
+def test_branch_free_select_gives_where_bit_for_bit(dtype):
+    """ops/math_kernels.select picks bits instead of branching: across block boundaries, for
+    every element width, NaN payloads and signed zeros kept, any nonzero bool byte true."""
+    from graphrt.ops import math_kernels
+    n = 2 * math_kernels._BLOCK + 77
+    rng = np.random.default_rng(4)
+    raw = rng.integers(0, 256, size=(2, n * np.dtype(dtype).itemsize), dtype=np.uint8)
+    x, y = (row.view(dtype) for row in raw)
+    if dtype == np.bool_:
+        x, y = x != 0, y != 0
+    cond = rng.integers(0, 2, size=n).astype(bool)
+    got = math_kernels.select(cond, x, y)
+    want = np.where(cond, x, y)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    odd = cond.view(np.uint8).copy()
+    odd[odd == 1] = 7  # a bool byte other than 1 is still true
+    np.testing.assert_array_equal(math_kernels.select(odd.view(np.bool_), x, y).view(np.uint8), want.view(np.uint8))
+
+
+def test_where_sigmoid_and_activations_on_large_inputs_match_numpy(graph):
+    x0 = RNG.uniform(-6, 6, size=(64, 1000)).astype(np.float32)
+    x0[0, :5] = [np.nan, -0.0, 0.0, np.inf, -np.inf]
+    x = tf.placeholder(tf.float32, x0.shape)
+    got = run({"where": tf.where(x > 0, x, -x), "sigmoid": tf.sigmoid(x), "elu": tf.nn.elu(x),
+               "leaky": tf.nn.leaky_relu(x, alpha=1.5)}, {x: x0})
+    np.testing.assert_array_equal(got["where"], np.where(x0 > 0, x0, -x0))
+    e = np.exp(-np.abs(x0))
+    np.testing.assert_array_equal(got["sigmoid"], np.where(x0 >= 0, 1 / (1 + e), e / (1 + e)))
+    np.testing.assert_array_equal(got["elu"], np.where(x0 < 0, np.expm1(np.minimum(x0, 0)), x0))
+    np.testing.assert_array_equal(got["leaky"], np.where(x0 > 0, x0, x0 * np.float32(1.5)))
+
+
 def test_maximum_with_a_scalar_on_integers_and_small_arrays(graph):
     big = np.arange(-5000, 5000, dtype=np.int32)
     np.testing.assert_array_equal(run(tf.maximum(tf.constant(big), 7)), np.maximum(big, 7))
