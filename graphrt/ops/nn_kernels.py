@@ -47,7 +47,15 @@ def _relu(ctx):
 @register_kernel("Relu6", ALL_DEVICES)
 def _relu6(ctx):
     xp = ctx.xp
-    return lambda x: xp.clip(x, 0, 6)
+    if xp is not np:
+        return lambda x: xp.clip(x, 0, 6)
+
+    def relu6(x):  # np.clip's own loop takes the slow scalar path too (see blockwise_with_scalar)
+        if type(x) is not np.ndarray:
+            return np.clip(x, 0, 6)
+        low, high = x.dtype.type(0), x.dtype.type(6)
+        return blockwise_with_scalar(np.minimum, blockwise_with_scalar(np.maximum, x, low), high)
+    return relu6
 
 
 @register_kernel("Elu", ALL_DEVICES)

@@ -197,6 +197,16 @@ def test_large_relu_matches_numpy_bit_for_bit(dtype):
     np.testing.assert_array_equal(np.isnan(got[0]), np.isnan(value))
 
 
+def test_large_relu6_matches_numpy_clip():
+    value = RNG.uniform(-3, 9, size=(70_000,)).astype(np.float32)
+    value[::101] = np.nan
+    x = tf.placeholder(tf.float32, value.shape)
+    got = run(tf.nn.relu6(x), {x: value})
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.clip(value, 0, 6))
+    np.testing.assert_array_equal(run(tf.nn.relu6(tf.constant([-2, 3, 9]))), [0, 3, 6])
+
+
 def test_relu_on_integers():
     np.testing.assert_array_equal(run(tf.nn.relu(tf.constant([-3, 0, 4]))), [0, 0, 4])
 
