@@ -218,7 +218,7 @@ class ThreadChooser:
     TRIAL_CALLS = 32
     SETTLE_CALLS = 4   # calls right after a change of team, not measured: the new team's threads wake
     _KEEP = 0.7        # weight of the old estimate in a moving average
-    AT_BEST = 1.15
+    AT_BEST = 1.5       # a CPU hog slows the wide team 3-10x; this machine's own drift, 10-40%
     # The wide team is taken when its kernels took under TO_WIDE of the narrow team's time, the narrow
     # one under TO_NARROW of the wide's: the wide team under a CPU hog costs far more (a 3-device step
     # 5-15 ms instead of 2) than the narrow one on a quiet machine (1.3 instead of 0.9).
