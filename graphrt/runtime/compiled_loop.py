@@ -735,9 +735,7 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             except Exception as exc:  # noqa: BLE001
                 self._fail_item(it, exc)
                 return False
-            cost = now() - t0
-            if cost > it.cost_ns:
-                it.cost_ns = cost
+            ge.note_cost(it, now() - t0)
             if n_out == 1:
                 regs[out_reg] = out
             elif n_out > 1:

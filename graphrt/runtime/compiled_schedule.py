@@ -323,9 +323,7 @@ class CompiledRun:
                 self._fail(e, exc, pos)
                 return
             if profiling:
-                cost = now() - t0
-                if cost > it.cost_ns:
-                    it.cost_ns = cost
+                ge.note_cost(it, now() - t0)
             if stats is not None:
                 ge._Run._record(self, it, t0, out)
             if e.out >= 0:
