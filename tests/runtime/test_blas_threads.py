@@ -70,6 +70,18 @@ def clock(monkeypatch):
     return fake
 
 
+def _gap_between_trials(monkeypatch, seconds):
+    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", seconds)
+    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", seconds)
+
+
+def _call_until_trial(chooser, kernels, n):
+    """Calls the kernels in turn, as a step would, until the chooser has decided `n` trials."""
+    while chooser.trials < n:
+        for k in kernels:
+            k()
+
+
 def _kernel_taking(chooser, seconds_by_threads):
     """A fake BLAS kernel whose time depends on the team size the chooser set."""
     timings = blas.ThreadChooser.new_timings()
@@ -116,7 +128,7 @@ def test_the_first_calls_after_a_change_of_team_are_not_held_against_it(openblas
 def test_no_trials_while_the_wide_team_runs_at_its_best_and_one_when_it_slows(openblas, clock, monkeypatch):
     """A quiet machine keeps the wide team without paying for trials of the narrow one; when
     something takes a core (the wide team slows), the narrow team is tried and kept."""
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
+    _gap_between_trials(monkeypatch, 0.0)
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     seconds = {2: 0.0003, 1: 0.0012}
     kernels = [_kernel_taking(chooser, seconds) for _ in range(2)]
@@ -144,24 +156,17 @@ def test_the_wide_team_must_win_clearly_and_the_narrow_one_is_tried_without_wait
     """Picking the wide team under a load costs far more than keeping the narrow one on a quiet
     machine: a small edge does not move the choice to the wide team. Once on the wide team, its
     slowing down gets the narrow one tried at the next trial point, whatever the gap between trials."""
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 60.0)
-    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 60.0)
+    _gap_between_trials(monkeypatch, 60.0)
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     seconds = {2: 0.00085, 1: 0.001}
     kernels = [_kernel_taking(chooser, seconds) for _ in range(2)]
-    while chooser.trials < 1:
-        for k in kernels:
-            k()
+    _call_until_trial(chooser, kernels, 1)
     assert chooser.threads == 1
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
-    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 0.0)
+    _gap_between_trials(monkeypatch, 0.0)
     seconds[2] = 0.0005
-    while chooser.trials < 2:
-        for k in kernels:
-            k()
+    _call_until_trial(chooser, kernels, 2)
     assert chooser.threads == 2
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 60.0)
-    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 60.0)
+    _gap_between_trials(monkeypatch, 60.0)
     seconds[2] = 0.003  # a CPU hog arrives
     for _ in range(chooser.TRIAL_EVERY + chooser.TRIAL_CALLS):
         for k in kernels:
@@ -173,27 +178,21 @@ def test_a_trial_times_its_team_afresh(openblas, clock, monkeypatch):
     """The narrow team was slow long ago (the machine was busy then); when the wide team slows
     later and the narrow one is tried again, its old times must not count against it: a step's
     kernels each get only a few calls in a trial."""
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
-    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 0.0)
+    _gap_between_trials(monkeypatch, 0.0)
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     seconds = {2: 0.0001, 1: 0.01}
     kernels = [_kernel_taking(chooser, seconds) for _ in range(8)]
-    while chooser.trials < 1:
-        for k in kernels:
-            k()
+    _call_until_trial(chooser, kernels, 1)
     assert chooser.threads == 2
     seconds.update({2: 0.003, 1: 0.002})
-    while chooser.trials < 2:
-        for k in kernels:
-            k()
+    _call_until_trial(chooser, kernels, 2)
     assert chooser.threads == 1
 
 
 def test_a_trial_is_put_off_only_so_long(openblas, clock, monkeypatch):
     """A wide team at its best is tried against the narrow one anyway once PUT_OFF_S has passed:
     its best may have been measured under a load that was there from the start."""
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", 0.0)
-    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", 0.0)
+    _gap_between_trials(monkeypatch, 0.0)
     monkeypatch.setattr(blas.ThreadChooser, "PUT_OFF_S", 0.0)
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     kernel = _kernel_taking(chooser, {2: 0.0001, 1: 0.0004})
@@ -210,8 +209,7 @@ def test_a_trial_is_put_off_only_so_long(openblas, clock, monkeypatch):
 def test_trials_are_at_least_a_gap_apart(openblas, clock, monkeypatch, gap):
     """After a trial of the wide team its idle threads spin for a while: trials every few hundred
     calls kept them spinning for good (on a busy machine, against the work itself)."""
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", gap)
-    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", gap)
+    _gap_between_trials(monkeypatch, gap)
     chooser = blas.ThreadChooser(wide=2, narrow=1)
     kernel = _kernel_taking(chooser, {2: 0.0004, 1: 0.0001})  # the narrow team stays faster
     for _ in range(chooser.FIRST_TRIAL + chooser.TRIAL_CALLS):
