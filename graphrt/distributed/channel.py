@@ -15,6 +15,12 @@ ZMQ_EVENTS afterwards and wakes the I/O thread (a pipe) if input is
 waiting. Requests that cannot go out at once (no connection yet, or a
 deadline to track) are queued for the I/O thread instead.
 
+A thread that blocks until replies come (a master waiting for its step's
+RunGraphs, a blocking RecvTensor) may read them itself (`read_here`): the
+I/O thread leaves those sockets alone meanwhile (epoll lets another thread
+take them out of its set while it sleeps), so a reply wakes one thread, not
+two, on its way to the waiter.
+
 Connection state per peer comes from the socket's monitor:
 
 * `HANDSHAKE_SUCCEEDED` -> up: queued requests are sent.
@@ -41,6 +47,7 @@ import collections
 import heapq
 import itertools
 import json
+import math
 import os
 import select
 import threading
@@ -140,7 +147,7 @@ class Call:
 
 class _Peer:
     __slots__ = ("address", "name", "socket", "fd", "monitor", "monitor_fd", "lock", "state", "ever_up", "backlog",
-                 "outstanding", "failure")
+                 "outstanding", "failure", "reader")
 
     def __init__(self, address, name):
         self.address = address
@@ -155,9 +162,119 @@ class _Peer:
         self.backlog = collections.deque()   # calls waiting for the connection (I/O thread only)
         self.outstanding = {}                # id -> call sent, waiting for its reply
         self.failure = None                  # why the last handshake failed, if it did
+        self.reader = None                   # the CallerReads reading this peer's replies instead of the I/O thread
 
     def describe(self):
         return f"{self.name} at {self.address}" if self.name and self.name != self.address else self.address
+
+
+class _IoPoll:
+    """The I/O thread's poll set. With epoll (Linux) another thread may take a socket out of the set
+    and put it back while the I/O thread sleeps in it (EPOLL_CTL_MOD is safe then), which
+    `CallerReads` needs; elsewhere it is poll(2), and `can_pause` is False."""
+
+    def __init__(self):
+        self._epoll = select.epoll() if hasattr(select, "epoll") else None
+        self._poll = None if self._epoll is not None else select.poll()
+        self.can_pause = self._epoll is not None
+
+    def register(self, fd):
+        if self._epoll is not None:
+            self._epoll.register(fd, select.EPOLLIN)
+        else:
+            self._poll.register(fd, select.POLLIN)
+
+    def pause(self, fd):
+        try:
+            self._epoll.modify(fd, 0)
+        except OSError:
+            pass  # closed with the pool meanwhile
+
+    def resume(self, fd):
+        try:
+            self._epoll.modify(fd, select.EPOLLIN)
+        except OSError:
+            pass
+
+    def poll(self, timeout_ms):
+        """The descriptors that are ready, waiting at most `timeout_ms` (None: no limit)."""
+        if self._epoll is not None:
+            return [fd for fd, _ in self._epoll.poll(-1 if timeout_ms is None else timeout_ms / 1000.0)]
+        return [fd for fd, _ in self._poll.poll(timeout_ms)]
+
+    def close(self):
+        if self._epoll is not None:
+            self._epoll.close()
+
+
+class CallerReads:
+    """A thread reading its own replies from some peers while it waits (`ChannelPool.read_here`).
+
+    `wait` reads and delivers what has arrived and, if nothing had, sleeps in poll(2) on those peers'
+    sockets and a pipe of its own until a reply comes, `wake()` is called from another thread (say,
+    a callback delivered elsewhere that the waiter must see), or the timeout passes. `done()` gives
+    the sockets back to the I/O thread (and wakes it if a reply is already waiting)."""
+
+    __slots__ = ("pool", "peers", "thread", "_pipe", "_poll")
+
+    def __init__(self, pool, pipe):
+        self.pool = pool
+        self.peers = []
+        self.thread = threading.get_ident()
+        self._pipe = pipe
+        self._poll = None
+
+    def wake(self):
+        # On the reading thread itself there is nothing to wake: it reads before it sleeps.
+        pipe = self._pipe
+        if pipe is not None and threading.get_ident() != self.thread:
+            try:
+                os.write(pipe[1], b"\0")
+            except OSError:
+                pass  # full (a wake-up is pending anyway) or closed
+
+    def wait(self, timeout):
+        if self._read():
+            return
+        if self._poll is None:
+            self._poll = select.poll()
+            self._poll.register(self._pipe[0], select.POLLIN)
+            for peer in self.peers:
+                self._poll.register(peer.fd, select.POLLIN)
+        if self._poll.poll(max(0, math.ceil(timeout * 1000.0))):
+            self._drain()
+            self._read()
+
+    def _read(self):
+        count = 0
+        for peer in self.peers:
+            count += self.pool._read_replies(peer)
+        return count
+
+    def _drain(self):
+        try:
+            os.read(self._pipe[0], 4096)
+        except OSError:
+            pass
+
+    def done(self):
+        pool, pipe = self.pool, self._pipe
+        if pipe is None:
+            return
+        for peer in self.peers:
+            with peer.lock:
+                peer.reader = None
+                pool._poll.resume(peer.fd)
+                waiting = peer.socket is not None and readable(peer.socket)
+            if waiting:
+                pool._wake()  # the I/O thread's signal for it may have been consumed here
+        self.peers = []
+        self._drain()
+        self._pipe = None
+        pool._give_pipe(pipe)
+
+    def __repr__(self):
+        return f"<CallerReads on thread {self.thread}: {', '.join(p.describe() for p in self.peers) or 'done'}>"
 
 
 class ChannelPool:
@@ -187,8 +304,10 @@ class ChannelPool:
         self._closed = False
         self.failure = None   # UnavailableError once the I/O thread died
         self._log = RateLimitedLog(name)
-        self._poll = select.poll()
-        self._poll.register(self._wake_r, select.POLLIN)
+        self._poll = _IoPoll()
+        self._poll.register(self._wake_r)
+        self._reader_pipes = []  # wake-up pipes of CallerReads, reused across waits
+        self._pipes_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -335,10 +454,61 @@ class ChannelPool:
                 peer.outstanding.pop(call.id, None)
                 return False
             pending = readable(peer.socket)
+            reader = peer.reader
         call.frames = None
-        if pending:
-            self._wake()  # our send consumed the socket's wake-up signal; input is waiting
+        if pending:  # our send consumed the socket's wake-up signal; input is waiting
+            if reader is not None:
+                reader.wake()
+            else:
+                self._wake()
         return True
+
+    def read_here(self, addresses):
+        """Lets the calling thread read the replies from `addresses` itself while it waits for them.
+
+        A master waiting for its step's replies would otherwise be woken by the I/O thread after the
+        I/O thread was woken by ZeroMQ: two thread wake-ups per reply instead of one, and each costs
+        tens of microseconds (more on a VM whose idle vCPUs sleep). The peers' sockets leave the I/O
+        thread's poll set until `CallerReads.done()`; meanwhile every reply from them is read and
+        delivered (its callback run) on the reading thread, in `CallerReads.wait`. Returns None when
+        no peer can be read here: none is connected, another thread reads them, or this platform's
+        poll cannot take a socket out of the I/O thread's set while it sleeps (no epoll)."""
+        if self._closed or not self._poll.can_pause:
+            return None
+        reader = None
+        for address in addresses:
+            peer = self._peers.get(address)
+            if peer is None or peer.state != "up" or peer.reader is not None:
+                continue
+            if reader is None:
+                reader = CallerReads(self, self._take_pipe())
+            with peer.lock:
+                if peer.reader is not None or peer.socket is None:
+                    continue
+                peer.reader = reader
+                reader.peers.append(peer)
+                self._poll.pause(peer.fd)
+        if reader is not None and not reader.peers:
+            reader.done()
+            return None
+        return reader
+
+    def _take_pipe(self):
+        with self._pipes_lock:
+            if self._reader_pipes:
+                return self._reader_pipes.pop()
+        r, w = os.pipe()
+        os.set_blocking(r, False)
+        os.set_blocking(w, False)
+        return r, w
+
+    def _give_pipe(self, pipe):
+        with self._pipes_lock:
+            if not self._closed:
+                self._reader_pipes.append(pipe)
+                return
+        for fd in pipe:
+            os.close(fd)
 
     def _finish_closed(self, call):
         if call.id and call.claim():
@@ -373,14 +543,16 @@ class ChannelPool:
             while True:
                 if fired is None:
                     for peer in list(self._peers.values()):
-                        self._read_replies(peer)
+                        if peer.reader is None:
+                            self._read_replies(peer)
                         self._monitor_events(peer)
                 else:
                     for fd in fired:
                         peer = self._by_fd.get(fd)
                         if peer is not None:
                             if fd == peer.fd:
-                                self._read_replies(peer)
+                                if peer.reader is None:
+                                    self._read_replies(peer)
                             else:
                                 self._monitor_events(peer)
                 if not self._commands_run():
@@ -392,9 +564,8 @@ class ChannelPool:
                 if self._commands:
                     fired = None
                     continue
-                events = self._poll.poll(self._poll_timeout())
-                fired = [fd for fd, _ in events]
-                if wake_r in fired or not events:
+                fired = self._poll.poll(self._poll_timeout())
+                if wake_r in fired or not fired:
                     # Another thread woke us (it may have consumed a socket's edge-triggered signal
                     # by sending), or a timer is due: look at everything.
                     fired = None
@@ -476,7 +647,7 @@ class ChannelPool:
         peer.socket, peer.monitor = sock, monitor
         peer.fd, peer.monitor_fd = sock.getsockopt(zmq.FD), monitor.getsockopt(zmq.FD)
         for fd in (peer.fd, peer.monitor_fd):
-            self._poll.register(fd, select.POLLIN)
+            self._poll.register(fd)
             self._by_fd[fd] = peer
         # ZMQ_FD only signals a socket that has been found idle once: look at both now.
         readable(sock)
@@ -512,8 +683,11 @@ class ChannelPool:
                 failure = errors.UnavailableError(f"Cannot send {call.msg_type} to {peer.describe()}: {e}")
             else:
                 failure = None
-            if readable(peer.socket):
-                self._wake()  # the send consumed the socket's edge-triggered signal
+            if readable(peer.socket):  # the send consumed the socket's edge-triggered signal
+                if peer.reader is not None:
+                    peer.reader.wake()
+                else:
+                    self._wake()
         if failure is not None:
             self._fail(call, peer, failure)
         call.frames = None
@@ -575,12 +749,14 @@ class ChannelPool:
             _deliver(call, error, None)
 
     def _read_replies(self, peer):
-        sock = peer.socket
+        """Reads and delivers the replies waiting on `peer`'s socket; returns how many were read."""
         batch = []
         with peer.lock:
-            while len(batch) < 256 and readable(sock):
+            sock = peer.socket
+            while sock is not None and len(batch) < 256 and readable(sock):
                 batch.append(recv_frames(sock))
-        if len(batch) == 256:
+        count = len(batch)
+        if count == 256 and peer.reader is None:
             self._wake()  # more to read: come back after the others had their turn
         batch.reverse()
         while batch:
@@ -603,6 +779,7 @@ class ChannelPool:
             if call is not None and call.claim():
                 _deliver(call, None, message)
             del message
+        return count
 
     def _monitor_events(self, peer):
         monitor = peer.monitor
@@ -684,11 +861,14 @@ class ChannelPool:
             self._ctx.term()
         except Exception:  # noqa: BLE001
             pass
-        for fd in (self._wake_r, self._wake_w):
+        with self._pipes_lock:
+            pipes, self._reader_pipes = self._reader_pipes, []
+        for fd in [self._wake_r, self._wake_w] + [fd for pipe in pipes for fd in pipe]:
             try:
                 os.close(fd)
             except OSError:
                 pass
+        self._poll.close()
 
     def __repr__(self):
         return f"<ChannelPool {self.name}: {len(self._peers)} peers>"
@@ -731,6 +911,9 @@ class SharedChannels:
 
     def cancel(self, call, error):
         self._owner(call).cancel(call, error)
+
+    def read_here(self, addresses):
+        return self._target().read_here(addresses)
 
     def carries_for(self, pool):
         """True while this master's calls go through `pool` (so its held calls can ride on them)."""

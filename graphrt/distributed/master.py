@@ -387,20 +387,32 @@ class MasterBackend:
     def _wait(self, step_id, calls, changed, deadline, timeout_ms):
         """Waits for every task; returns the step's error or None."""
         root = None
-        while True:
-            pending = [c for c in calls.values() if not c.done]
-            for c in calls.values():
-                if c.done and c.error is not None and root is None and not errors.is_derived(c.error) \
-                        and not isinstance(c.error, errors.DeadlineExceededError):
-                    root = c
-            if root is not None:
-                break
-            if not pending:
-                break
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            changed.wait(min(remaining, 0.25))
+        # This thread reads the other tasks' replies itself while it waits (one wake-up per reply,
+        # not two); it lets go of them before any abort below.
+        reader = changed.reader = self._channels.read_here(
+            [c.address for c in calls.values() if not c.done and not in_process(c.address)])
+        try:
+            while True:
+                pending = [c for c in calls.values() if not c.done]
+                for c in calls.values():
+                    if c.done and c.error is not None and root is None and not errors.is_derived(c.error) \
+                            and not isinstance(c.error, errors.DeadlineExceededError):
+                        root = c
+                if root is not None:
+                    break
+                if not pending:
+                    break
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                if reader is None:
+                    changed.wait(min(remaining, 0.25))
+                elif not changed.take():
+                    reader.wait(min(remaining, 0.25))
+        finally:
+            if reader is not None:
+                changed.reader = None
+                reader.done()
         if root is None and not any(c.error is not None for c in calls.values()) and \
                 all(c.done for c in calls.values()):
             return None
@@ -542,20 +554,28 @@ class _Wakeup:
     A lock released by `set` and taken back by `wait` (so a `set` before the `wait` is not lost,
     and one `wait` consumes any number of them): cheaper than an Event, made per step."""
 
-    __slots__ = ("_lock",)
+    __slots__ = ("_lock", "reader")
 
     def __init__(self):
         self._lock = threading.Lock()
         self._lock.acquire()
+        self.reader = None  # the waiting thread's CallerReads, if it reads its replies itself
 
     def set(self):
         try:
             self._lock.release()
         except RuntimeError:
             pass  # already set, not yet consumed
+        reader = self.reader
+        if reader is not None:
+            reader.wake()
 
     def wait(self, timeout):
         return self._lock.acquire(True, max(0.0, timeout))
+
+    def take(self):
+        """True (and consumed) if set since the last wait or take; never blocks."""
+        return self._lock.acquire(False)
 
 
 def _filter_matches(filter_text, task):

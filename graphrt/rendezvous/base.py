@@ -53,6 +53,7 @@ Contract every implementation keeps (local table, ZeroMQ remote, ...):
 import abc
 import dataclasses
 import threading
+from time import monotonic
 
 from ..errors import DeadlineExceededError, OpError
 
@@ -61,6 +62,8 @@ __all__ = ["Rendezvous", "PendingRecord", "RECV_WAITING", "SEND_WAITING", "forma
 RECV_WAITING = "recv"
 """PendingRecord.kind of a recv that has no value yet."""
 SEND_WAITING = "send"
+# A waiting reader looks at the clock at least this often (its own waits may return early).
+_READER_SLICE_S = 0.25
 """PendingRecord.kind of a sent value nobody has received yet."""
 
 
@@ -157,6 +160,12 @@ class Rendezvous(abc.ABC):
         `timeout` is in seconds (None waits forever); on timeout raises
         DeadlineExceededError naming the key, leaving the recv registered.
         """
+        return self._recv_waiting(key, timeout, None)
+
+    def _recv_waiting(self, key, timeout, reader):
+        """`recv`; with a `reader` (an object with `wait(seconds)` and `wake()`, see
+        RemoteRendezvous.recv) the wait is spent in `reader.wait`, which may itself read and
+        deliver the value, and `wake()` is called once the value is in."""
         # A bare lock is the cheapest one-shot signal; `done` may run before
         # recv_async returns, in which case acquire() succeeds at once.
         signal = threading.Lock()
@@ -166,9 +175,20 @@ class Rendezvous(abc.ABC):
         def done(error, value, is_dead):
             result.append((error, value, is_dead))
             signal.release()
+            if reader is not None:
+                reader.wake()
 
         self.recv_async(key, done)
-        if not signal.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
+        if reader is None:
+            got = signal.acquire(timeout=-1 if timeout is None else max(timeout, 0))
+        else:
+            end = None if timeout is None else monotonic() + max(timeout, 0)
+            while not (got := signal.acquire(False)):
+                remaining = _READER_SLICE_S if end is None else min(_READER_SLICE_S, end - monotonic())
+                if remaining <= 0:
+                    break
+                reader.wait(remaining)
+        if not got:
             raise DeadlineExceededError(
                 f"Timed out waiting for {key} after {timeout}s (the recv stays registered)",
                 device=key.dst_device, key=str(key))

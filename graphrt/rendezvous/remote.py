@@ -14,6 +14,10 @@ The network side is injected as `peers`, an object with::
         # `key`; calls done(error, value, is_dead) once, on any thread
     peers.cancel(handle)
         # the rendezvous gave up on the request (abort); drop its reply
+    peers.read_here(src_task) -> reader or None   (optional)
+        # lets a blocking recv read the reply on its own thread: reader.wait(seconds)
+        # reads what arrived or sleeps until something does, reader.wake() ends a wait
+        # from another thread, reader.done() gives the connection back
 
 (graphrt.distributed.worker provides the ZeroMQ implementation), so this
 module depends on no transport and the rendezvous layer stays below the
@@ -73,6 +77,21 @@ class RemoteRendezvous(Rendezvous):
             self._local.recv_async(key, done)
             return
         self._pull(key, done)
+
+    def recv(self, key, timeout=None):
+        """As `Rendezvous.recv`. A remote value's reply is read on this thread while it waits when the
+        transport can hand it the connection (`peers.read_here(src_task)`): a blocking pull then
+        costs one thread wake-up, as a plain socket read would, not two."""
+        read_here = getattr(self._peers, "read_here", None)
+        if read_here is None or key.src_device.startswith(self._prefix) or key.full_key in self._prefetched:
+            return super().recv(key, timeout)
+        reader = read_here(task_of(key.src_device))
+        if reader is None:
+            return super().recv(key, timeout)
+        try:
+            return self._recv_waiting(key, timeout, reader)
+        finally:
+            reader.done()
 
     def prefetch(self, key):
         """Asks for a remote key now, before its recv: the value then waits in the local table, where

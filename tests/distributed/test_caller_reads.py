@@ -1,0 +1,199 @@
+"""A thread waiting for its own replies reads them itself (ChannelPool.read_here, CallerReads).
+
+The replies are delivered on the waiting thread, the peer goes back to the I/O thread afterwards
+(including a reply that arrived just as the waiter let go), and only one thread reads a peer.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import graphrt as tf
+from graphrt import errors
+from graphrt.distributed import channel, worker
+from graphrt.rendezvous import ParsedKey
+
+from ..rendezvous.suite import WAIT, Recorder
+from .test_remote_rendezvous import Pair
+
+_steps = iter(range(5000, 6000))
+
+
+@pytest.fixture(scope="module")
+def pair():
+    p = Pair()
+    yield p
+    p.stop()
+
+
+def _ends(pair, name):
+    """A fresh step on both workers, a key from worker 0 to worker 1, and the connection warmed up."""
+    step_id = next(_steps)
+    sender = pair.workers[0].rendezvous.find_or_create(step_id)
+    receiver = pair.workers[1].rendezvous.find_or_create(step_id)
+    key = ParsedKey(pair.device(0).name, pair.device(0).incarnation, pair.device(1).name, name)
+    warm = key.with_frame_iter(0, 99)
+    sender.send(warm, 0)
+    assert receiver.recv(warm, timeout=WAIT) == (0, False)  # the pool's peer is now connected
+    return step_id, sender, receiver, key
+
+
+def _pool_and_address(pair):
+    pool = pair.workers[1].channels
+    return pool, pair.cluster.address_of_task("/job:worker/replica:0/task:0")
+
+
+def _delivery_threads(monkeypatch):
+    threads = []
+    original = worker._deliver_tensor
+
+    def recording(done, error, message):
+        threads.append(threading.get_ident())
+        original(done, error, message)
+    monkeypatch.setattr(worker, "_deliver_tensor", recording)
+    return threads
+
+
+def test_a_blocking_recv_reads_its_reply_on_its_own_thread(pair, monkeypatch):
+    step_id, sender, receiver, key = _ends(pair, "edge_here")
+    threads = _delivery_threads(monkeypatch)
+    value = np.arange(1 << 16, dtype=np.float32)
+    sender.send(key, value)
+    got, dead = receiver.recv(key, timeout=WAIT)
+    np.testing.assert_array_equal(got, value)
+    assert not dead and threads == [threading.get_ident()]
+    pool, _ = _pool_and_address(pair)
+    assert all(peer.reader is None for peer in pool._peers.values())  # given back to the I/O thread
+    # ...which reads the next reply when nobody waits for it here
+    later = key.with_frame_iter(0, 1)
+    done = Recorder()
+    receiver.recv_async(later, done)
+    sender.send(later, 7)
+    assert done.wait() == (None, 7, False)
+    assert threads[-1] != threading.get_ident()
+    pair.cleanup(step_id)
+
+
+def test_a_blocking_recv_that_times_out_gives_the_connection_back(pair):
+    step_id, sender, receiver, key = _ends(pair, "edge_timeout")
+    with pytest.raises(errors.DeadlineExceededError) as raised:
+        receiver.recv(key, timeout=0.2)
+    assert "edge_timeout" in str(raised.value)
+    pool, address = _pool_and_address(pair)
+    assert pool._peers[address].reader is None
+    other = key.with_frame_iter(0, 2)
+    done = Recorder()
+    receiver.recv_async(other, done)
+    sender.send(other, 3)
+    assert done.wait() == (None, 3, False)
+    pair.cleanup(step_id)
+
+
+def test_a_reply_that_arrives_as_the_reader_lets_go_is_delivered_by_the_io_thread(pair):
+    step_id, sender, _, key = _ends(pair, "edge_let_go")
+    pool, address = _pool_and_address(pair)
+    for i, wait_first in enumerate((False, True)):
+        key = key.with_frame_iter(0, 10 + i)
+        sender.send(key, np.float32(2.5))
+        reader = pool.read_here([address])
+        assert reader is not None and reader.peers[0].reader is reader
+        threads, done = [], Recorder()
+
+        def callback(error, message, done=done, threads=threads):
+            threads.append(threading.get_ident())
+            done(error, message, False)
+        # The reply is read neither by this thread (it never waits) nor, while it reads the peer, by
+        # the I/O thread; done() must hand it over whether or not it has reached the socket yet.
+        pool.call(address, "RecvTensor", {"step_id": step_id, "key": key.full_key}, callback=callback)
+        status = Recorder()
+        if wait_first:
+            # Let the reply reach the socket; the next send then consumes its wake-up signal.
+            threading.Event().wait(0.05)
+            pool.call(address, "GetStatus", callback=lambda error, message: status(error, message, False))
+        reader.done()
+        if wait_first:
+            assert status.wait()[0] is None
+        error, message, _ = done.wait()
+        assert error is None and message.values[0] == np.float32(2.5)
+        assert threads != [threading.get_ident()]
+    pair.cleanup(step_id)
+
+
+def test_wake_ends_a_wait_from_another_thread(pair):
+    _, address = _pool_and_address(pair)
+    _ends(pair, "edge_wake")
+    pool = pair.workers[1].channels
+    reader = pool.read_here([address])
+    try:
+        waited = threading.Thread(target=reader.wait, args=(WAIT,))
+        waited.start()
+        threading.Timer(0.05, reader.wake).start()
+        waited.join(WAIT / 2)
+        assert not waited.is_alive()
+    finally:
+        reader.done()
+
+
+def test_one_thread_reads_a_peer_at_a_time(pair, monkeypatch):
+    _ends(pair, "edge_one")
+    pool, address = _pool_and_address(pair)
+    first = pool.read_here([address])
+    assert first is not None
+    other = []
+    t = threading.Thread(target=lambda: other.append(pool.read_here([address])))
+    t.start()
+    t.join(WAIT)
+    assert other == [None]
+    first.done()
+    first.done()  # twice is harmless
+    again = pool.read_here([address])
+    assert again is not None and again.thread == threading.get_ident()
+    again.done()
+    assert pool.read_here(["tcp://127.0.0.1:1"]) is None  # never connected
+    monkeypatch.setattr(pool._poll, "can_pause", False)  # no epoll: the I/O thread keeps every socket
+    assert pool.read_here([address]) is None
+
+
+def test_closing_the_pool_ends_a_readers_wait():
+    p = Pair()
+    try:
+        step_id, _, _, key = _ends(p, "edge_close")
+        pool, address = _pool_and_address(p)
+        reader = pool.read_here([address])
+        outcome = []
+
+        def callback(error, message):
+            outcome.append(error)
+            reader.wake()
+        pool.call(address, "RecvTensor", {"step_id": step_id, "key": key.full_key}, callback=callback)
+        threading.Timer(0.05, pool.close).start()
+        while not outcome:
+            reader.wait(WAIT)
+        reader.done()
+        assert isinstance(outcome[0], errors.CancelledError)
+    finally:
+        p.stop()
+
+
+def test_a_master_reads_its_steps_replies_on_the_calling_thread(local_task0, monkeypatch):
+    _, server = local_task0
+    seen = []
+    original = channel._deliver
+
+    def recording(call, error, message):
+        if call.msg_type == "RunGraph":
+            seen.append(threading.get_ident())
+        original(call, error, message)
+    monkeypatch.setattr(channel, "_deliver", recording)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        with tf.device("/job:worker/task:1"):
+            y = tf.multiply(x, 2.0)
+        with tf.device("/job:worker/task:0"):
+            z = y + 1.0
+    with tf.Session(server.target, graph=g) as sess:
+        for i in range(10):
+            np.testing.assert_array_equal(sess.run(z, {x: [i, -i]}), [2 * i + 1, 1 - 2 * i])
+    assert len(seen) >= 9 and set(seen[-5:]) == {threading.get_ident()}
+    assert all(peer.reader is None for peer in server.service.channels._peers.values())
