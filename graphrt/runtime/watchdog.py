@@ -8,13 +8,17 @@ fails its pending Recvs and releases kernels that watch the step's error.
 Most steps finish long before their deadline, so cancelling must be cheap
 and must not keep the step (with its feeds and results) alive until the
 deadline: a cancelled entry drops its references at once, and the heap is
-rebuilt when most of it is stale.
+rebuilt when most of it is stale. Watching must be cheap too: the thread is
+woken only for a deadline earlier than the time it already means to look
+again (waking it costs the step a thread switch, and every step watches).
 """
 import heapq
 import itertools
 import os
 import threading
 import time
+
+_IDLE_EXIT_S = 5.0  # an idle thread exits after this long; the next watch starts another
 
 
 class Watchdog:
@@ -24,6 +28,7 @@ class Watchdog:
         self._entries = {}        # handle -> entry, for live entries
         self._ids = itertools.count()
         self._thread = None
+        self._looks_at = 0.0      # when the sleeping thread looks at the heap next (0: it is awake)
 
     def watch(self, step, deadline, make_error):
         """Aborts `step` with `make_error()` at `deadline` (time.monotonic) unless cancelled first."""
@@ -35,7 +40,8 @@ class Watchdog:
             if self._thread is None:  # the thread clears it (under this lock) when it exits
                 self._thread = threading.Thread(target=self._run, name="graphrt-watchdog", daemon=True)
                 self._thread.start()
-            elif self._heap[0] is entry:
+            elif deadline < self._looks_at:
+                self._looks_at = 0.0
                 self._cond.notify()
         return handle
 
@@ -55,6 +61,7 @@ class Watchdog:
         # The thread did not come along: the child's first watch starts its own.
         self._cond = threading.Condition()
         self._thread = None
+        self._looks_at = 0.0
 
     def _run(self):
         try:
@@ -70,14 +77,19 @@ class Watchdog:
                 while self._heap and self._heap[0][2] is None:
                     heapq.heappop(self._heap)
                 if not self._heap:
-                    if not self._cond.wait(timeout=5.0) and not self._heap:
+                    self._looks_at = time.monotonic() + _IDLE_EXIT_S
+                    woken = self._cond.wait(timeout=_IDLE_EXIT_S)
+                    self._looks_at = 0.0
+                    if not woken and not self._heap:
                         self._thread = None
                         return  # idle: exit; the next watch starts a new thread
                     continue
                 entry = self._heap[0]
                 now = time.monotonic()
                 if now < entry[0]:
+                    self._looks_at = entry[0]
                     self._cond.wait(timeout=entry[0] - now)
+                    self._looks_at = 0.0
                     continue
                 heapq.heappop(self._heap)
                 self._entries.pop(entry[1], None)

@@ -215,6 +215,31 @@ def test_deferred_cleanups_are_flushed_as_one_message_per_task():
     pending.close()
 
 
+def test_deferred_cleanups_flush_from_one_thread_that_leaves_when_idle(monkeypatch):
+    # A thread started per flush would cost a step a thread start every FLUSH_AFTER_S.
+    monkeypatch.setattr(cleanups_module, "IDLE_EXIT_S", 0.3)
+    sent = _Sent()
+    pending = DeferredCleanups(sent)
+    flushers = set()
+    for step in range(1, 6):
+        pending.add(["/job:w/replica:0/task:1"], step)
+        flushers.add(pending._thread)
+        deadline = time.monotonic() + 5
+        while len(sent.messages) < step and time.monotonic() < deadline:
+            time.sleep(0.005)
+    assert [fields["step_id"] for _, fields in sent.messages] == [1, 2, 3, 4, 5]
+    assert len(flushers) == 1 and flushers.pop().name == "graphrt-cleanups"
+    flusher = pending._thread
+    flusher.join(5)
+    assert not flusher.is_alive() and pending._thread is None  # gone once idle
+    pending.add(["/job:w/replica:0/task:1"], 6)  # and back when needed
+    deadline = time.monotonic() + 5
+    while len(sent.messages) < 6 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert sent.messages[-1] == ("/job:w/replica:0/task:1", {"step_id": 6})
+    pending.close()
+
+
 @pytest.mark.parametrize("bad", [[-1], ["3"], [1.5], "12", [1 << 63]])
 def test_cleanup_ids_on_the_wire_are_checked(bad):
     frames = wire.encode("RunGraph", 1, {"graph_handle": "h", "step_id": 1, "cleanup_step_ids": bad})

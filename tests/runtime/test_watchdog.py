@@ -97,3 +97,25 @@ def test_a_forked_child_gets_a_watchdog_thread_of_its_own():
         os.close(r)
         os.waitpid(pid, 0)
         WATCHDOG.cancel(handle)
+
+
+def test_watching_wakes_the_thread_only_for_an_earlier_deadline(monkeypatch):
+    # Every step watches its deadline; waking the thread each time would cost every step a thread
+    # switch. A deadline later than the thread's next look needs no wake-up.
+    dog = Watchdog()
+    first = dog.watch(FakeStep(), time.monotonic() + 3600, lambda: errors.DeadlineExceededError("x"))
+    end = time.monotonic() + 5
+    while not dog._looks_at and time.monotonic() < end:
+        time.sleep(0.001)
+    assert dog._looks_at > time.monotonic() + 3000  # asleep until that deadline
+    dog.cancel(first)
+    notified = []
+    real_notify = dog._cond.notify
+    monkeypatch.setattr(dog._cond, "notify", lambda *a: (notified.append(1), real_notify(*a)))
+    for _ in range(100):
+        dog.cancel(dog.watch(FakeStep(), time.monotonic() + 7200, lambda: errors.DeadlineExceededError("x")))
+    assert notified == []
+    soon = FakeStep()
+    dog.watch(soon, time.monotonic() + 0.05, lambda: errors.DeadlineExceededError("soon"))
+    assert notified == [1]
+    assert soon.aborted.wait(5) and str(soon.error) == "soon"
