@@ -215,7 +215,7 @@ class CallerReads:
     a callback delivered elsewhere that the waiter must see), or the timeout passes. `done()` gives
     the sockets back to the I/O thread (and wakes it if a reply is already waiting)."""
 
-    __slots__ = ("pool", "peers", "thread", "_pipe", "_poll")
+    __slots__ = ("pool", "peers", "thread", "_pipe", "_poll", "_woken")
 
     def __init__(self, pool, pipe):
         self.pool = pool
@@ -223,11 +223,13 @@ class CallerReads:
         self.thread = threading.get_ident()
         self._pipe = pipe
         self._poll = None
+        self._woken = False  # a byte may be in the pipe (reading an empty one costs an exception)
 
     def wake(self):
         # On the reading thread itself there is nothing to wake: it reads before it sleeps.
         pipe = self._pipe
         if pipe is not None and threading.get_ident() != self.thread:
+            self._woken = True
             try:
                 os.write(pipe[1], b"\0")
             except OSError:
@@ -241,8 +243,11 @@ class CallerReads:
             self._poll.register(self._pipe[0], select.POLLIN)
             for peer in self.peers:
                 self._poll.register(peer.fd, select.POLLIN)
-        if self._poll.poll(max(0, math.ceil(timeout * 1000.0))):
-            self._drain()
+        fired = self._poll.poll(max(0, math.ceil(timeout * 1000.0)))
+        if fired:
+            wake_r = self._pipe[0]
+            if any(fd == wake_r for fd, _ in fired):
+                self._drain()
             self._read()
 
     def _read(self):
@@ -252,6 +257,7 @@ class CallerReads:
         return count
 
     def _drain(self):
+        self._woken = False
         try:
             os.read(self._pipe[0], 4096)
         except OSError:
@@ -269,7 +275,8 @@ class CallerReads:
             if waiting:
                 pool._wake()  # the I/O thread's signal for it may have been consumed here
         self.peers = []
-        self._drain()
+        if self._woken:
+            self._drain()
         self._pipe = None
         pool._give_pipe(pipe)
 
