@@ -8,6 +8,7 @@ runs at full width, and the GIL-free elementwise kernels of other devices
 still run alongside.
 """
 import functools
+import os
 import threading
 import time
 
@@ -190,6 +191,24 @@ def set_blas_threads(n):
     return True
 
 
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+
+
+def _cpu_busy():
+    """(seconds every core of the machine was busy, seconds this process ran) since boot, or None
+    where /proc/stat cannot be read. Busy includes time the hypervisor gave to others (steal)."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 9 or fields[0] != b"cpu":
+        return None
+    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    mine = os.times()
+    return (sum(ticks) - ticks[3] - ticks[4]) * _TICK_S, mine.user + mine.system
+
+
 class ThreadChooser:
     """Chooses between a wide BLAS team (every core) and a narrow one (a host device's share)
     from measurement. Which is faster depends on what else runs: a quiet machine wants every
@@ -209,8 +228,12 @@ class ThreadChooser:
     its steps' time.) And a trial of the wide team comes at least TRIAL_GAP_S after the last
     trial: after one its idle threads spin for up to ~0.1 s (OpenBLAS's thread timeout) before
     they sleep, and with a trial every 256 calls of a small model they never slept (under a CPU
-    hog a 3-device step took 4-6 ms instead of 1.3-2). The first gaps are shorter (FIRST_GAP_S,
-    doubling): the first trials fall in a session's first, least steady steps. A trial of the
+    hog a 3-device step took 4-6 ms instead of 1.3-2). Nor is the wide team tried while other
+    processes keep OTHERS_BUSY cores busy (/proc/stat, less this process's own CPU time): it
+    would wait for the cores they take, and the trial itself is what costs. The gap starts short (FIRST_GAP_S: the
+    first trials fall in a session's first, least steady steps) and doubles with every trial that
+    keeps the choice, up to MAX_GAP_S: under a lasting hog each trial of the wide team made a
+    second of steps 2-4x slower. A switch brings it back to TRIAL_GAP_S at most. A trial of the
     narrow team, once the wide one has slowed, waits for no gap. Runs under BLAS_LOCK."""
 
     FIRST_TRIAL = 64
@@ -227,6 +250,9 @@ class ThreadChooser:
     PUT_OFF_S = 30.0   # at most this long (a best measured under a load from the start proves nothing)
     TRIAL_GAP_S = 1.0
     FIRST_GAP_S = 0.05
+    MAX_GAP_S = 16.0   # a hog that has gone gets the wide team back within this (and a trial)
+    OTHERS_BUSY = 0.5  # cores' worth of CPU other processes use, from which the wide team is not tried
+    MIN_LOOK_S = 0.1   # /proc/stat counts in 10 ms ticks
 
     def __init__(self, wide, narrow):
         self.teams = (int(wide), int(narrow))
@@ -239,6 +265,8 @@ class ThreadChooser:
         self._seen = {}              # id(timings) -> timings of kernels run since the last decision
         self._settling = 0           # calls left before the team set last is measured
         self._next_trial = 0.0       # time.monotonic() before which no trial starts
+        self._gap = self.FIRST_GAP_S # seconds from the last trial to the next
+        self._cpu_mark = None        # (time, _cpu_busy()) when the machine's CPU use was last looked at
 
     @staticmethod
     def new_timings():
@@ -250,7 +278,7 @@ class ThreadChooser:
         c = self.calls = self.calls + 1
         if c == self.trial_start:
             now = time.monotonic()
-            if (self.arm == 1 and now < self._next_trial) or (
+            if (self.arm == 1 and (now < self._next_trial or self._cores_taken_elsewhere(now))) or (
                     self.arm == 0 and now < self._next_trial + self.PUT_OFF_S and self._wide_at_its_best()):
                 self.trial_start = c + self.TRIAL_EVERY
                 self._seen = {}
@@ -277,11 +305,33 @@ class ThreadChooser:
                 timings[2] = avg
             self._seen[id(timings)] = timings
         if c == trial_end - 1:
-            self._decide()
+            if self._decide():
+                self._gap = max(self.FIRST_GAP_S, min(self._gap, self.TRIAL_GAP_S))
+            else:
+                self._gap = min(self.MAX_GAP_S, 2 * self._gap)
             self.trial_start = c + self.TRIAL_EVERY
-            self._next_trial = time.monotonic() + min(self.TRIAL_GAP_S, self.FIRST_GAP_S * 2 ** self.trials)
+            now = time.monotonic()
+            self._next_trial = now + self._gap
             self.trials += 1
+            look = _cpu_busy()  # the next look at the machine covers the time since this trial
+            self._cpu_mark = None if look is None else (now, look)
         return out
+
+    def _cores_taken_elsewhere(self, now):
+        """True when other processes kept OTHERS_BUSY cores' worth of CPU busy since the last look:
+        the wide team would wait for the cores they take, so trying it would only cost. Unknown
+        (no /proc/stat) is False, and trials decide as they would anyway."""
+        look = _cpu_busy()
+        if look is None:
+            return False
+        mark = self._cpu_mark
+        if mark is None or now - mark[0] < self.MIN_LOOK_S:
+            if mark is None:
+                self._cpu_mark = (now, look)
+            return True  # too short a look to tell: look again at the next trial point
+        self._cpu_mark = (now, look)
+        all_busy, own = look[0] - mark[1][0], look[1] - mark[1][1]
+        return (all_busy - own) / (now - mark[0]) >= self.OTHERS_BUSY
 
     def _wide_at_its_best(self):
         seen = [t for t in self._seen.values() if t[0] is not None and t[2] is not None]
@@ -291,10 +341,12 @@ class ThreadChooser:
         both = [t for t in self._seen.values() if t[0] is not None and t[1] is not None]
         kept = sum(t[self.arm] for t in both)
         other = sum(t[1 - self.arm] for t in both)
-        if both and other < (self.TO_WIDE if self.arm == 1 else self.TO_NARROW) * kept:
+        switch = bool(both) and other < (self.TO_WIDE if self.arm == 1 else self.TO_NARROW) * kept
+        if switch:
             self.arm = 1 - self.arm
             self.switches += 1
         self._seen = {}
+        return switch
 
     @property
     def threads(self):

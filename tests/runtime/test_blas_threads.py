@@ -67,12 +67,13 @@ class _Clock:
 def clock(monkeypatch):
     fake = _Clock()
     monkeypatch.setattr(blas, "time", fake)
+    monkeypatch.setattr(blas, "_cpu_busy", lambda: None)  # the machine's load: unknown, unless a test says
     return fake
 
 
 def _gap_between_trials(monkeypatch, seconds):
-    monkeypatch.setattr(blas.ThreadChooser, "TRIAL_GAP_S", seconds)
-    monkeypatch.setattr(blas.ThreadChooser, "FIRST_GAP_S", seconds)
+    for name in ("TRIAL_GAP_S", "FIRST_GAP_S", "MAX_GAP_S"):
+        monkeypatch.setattr(blas.ThreadChooser, name, seconds)
 
 
 def _call_until_trial(chooser, kernels, n):
@@ -220,6 +221,65 @@ def test_trials_are_at_least_a_gap_apart(openblas, clock, monkeypatch, gap):
         kernel()
         wide_calls += chooser.current == 2
     assert wide_calls == (0 if gap else chooser.TRIAL_CALLS)
+
+
+def test_trials_come_less_often_while_the_choice_holds_and_sooner_after_a_switch(openblas, clock):
+    """Under a lasting CPU hog every trial of the wide team slowed a second of steps 2-4x: the gap
+    doubles while trials keep the choice, up to MAX_GAP_S, and comes back down after a switch."""
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    seconds = {2: 0.004, 1: 0.001}  # the narrow team stays faster (a hog)
+    kernel = _kernel_taking(chooser, seconds)
+    trial_times = []
+
+    def run_until_trials(n):
+        while chooser.trials < n:
+            before = chooser.trials
+            kernel()
+            if chooser.trials != before:
+                trial_times.append(clock.now)
+    run_until_trials(12)
+    assert chooser.threads == 1 and chooser.switches == 0
+    gaps = [b - a for a, b in zip(trial_times, trial_times[1:])]
+    # Trials can only start every TRIAL_EVERY calls: gaps are measured to that grain.
+    grain = chooser.TRIAL_EVERY * seconds[1] + chooser.TRIAL_CALLS * seconds[2]
+    assert all(b >= a - grain for a, b in zip(gaps, gaps[1:])), gaps
+    assert gaps[-1] >= chooser.MAX_GAP_S and gaps[-1] <= chooser.MAX_GAP_S + 2 * grain, gaps
+    assert gaps[2] < chooser.TRIAL_GAP_S  # the first ones come sooner
+    seconds.update({2: 0.0005, 1: 0.001})  # the hog is gone
+    run_until_trials(13)
+    assert chooser.threads == 2 and chooser.switches == 1
+    seconds.update({2: 0.004})  # and back: the wide team slows, the narrow one is tried at once
+    run_until_trials(14)
+    assert chooser.threads == 1 and chooser.switches == 2
+    run_until_trials(15)  # a switch brought the gap back down
+    assert trial_times[-1] - trial_times[-2] <= chooser.TRIAL_GAP_S + 2 * grain
+
+
+def test_the_wide_team_is_not_tried_while_other_processes_keep_cores_busy(openblas, clock, monkeypatch):
+    """A wide team waits for the cores another process takes, and its trial is what costs: while
+    /proc/stat shows other processes using OTHERS_BUSY cores or more, no trial of it runs."""
+    _gap_between_trials(monkeypatch, 0.0)
+    others = {"cores": 1.0}
+    machine = {"busy": 0.0, "mine": 0.0, "at": clock.now}
+
+    def cpu_busy():  # the machine's counters, advanced with the fake clock
+        elapsed, machine["at"] = clock.now - machine["at"], clock.now
+        machine["mine"] += elapsed
+        machine["busy"] += elapsed * (1.0 + others["cores"])
+        return machine["busy"], machine["mine"]
+    monkeypatch.setattr(blas, "_cpu_busy", cpu_busy)
+    chooser = blas.ThreadChooser(wide=2, narrow=1)
+    seconds = {2: 0.0005, 1: 0.001}  # were it tried now, the wide team would look faster
+    kernel = _kernel_taking(chooser, seconds)
+    wide_calls = 0
+    for _ in range(20 * chooser.TRIAL_EVERY):
+        kernel()
+        wide_calls += chooser.current == 2
+    assert wide_calls == 0 and chooser.trials == 0 and chooser.threads == 1
+    others["cores"] = 0.2  # the other process is done
+    for _ in range(2 * chooser.TRIAL_EVERY):
+        kernel()
+    assert chooser.trials == 1 and chooser.threads == 2
 
 
 def test_a_session_with_several_host_devices_chooses_and_a_fixed_count_does_not(openblas):
