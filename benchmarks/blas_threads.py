@@ -9,7 +9,7 @@ Prints one JSON object: ms per step, median and min over the rounds, and
 the load average when it ran (the policy matters most on a busy machine).
 With --hog the same rounds run twice, idle and then beside a CPU-bound
 process, and `hog_vs_idle` is the ratio of the medians (the target is the
-policy's <= 2).
+policy's <= 2). `steady` is the policy alone, 500 steps back to back.
 
 Each round is preceded by a pause: OpenBLAS's idle threads spin for about
 0.1 s after their last call, so a round that follows the other side's would
@@ -60,6 +60,7 @@ ROUNDS = 7
 STEPS_PER_ROUND = 50
 WARMUP_STEPS = 5  # after the pause: the first steps find caches and BLAS threads cold
 SETTLE_S = 0.2
+STEADY_CHUNKS = 50  # of 10 steps
 
 
 def measure(sides, chooser):
@@ -76,8 +77,21 @@ def measure(sides, chooser):
             for _ in range(STEPS_PER_ROUND):
                 step()
             samples[name].append((time.perf_counter() - t0) / STEPS_PER_ROUND)
-    return {name: {"ms_per_step_median": round(float(np.median(s)) * 1e3, 2),
-                   "ms_per_step_min": round(min(s) * 1e3, 2)} for name, s in samples.items()}
+    figures = {name: {"ms_per_step_median": round(float(np.median(s)) * 1e3, 2),
+                      "ms_per_step_min": round(min(s) * 1e3, 2)} for name, s in samples.items()}
+    # The policy alone, as a training loop runs it: steps back to back, nothing else in between.
+    name, threads, step = sides[0]
+    blas.set_blas_threads(threads)
+    blas.use_thread_chooser(chooser)
+    time.sleep(SETTLE_S)
+    chunks = []
+    for _ in range(STEADY_CHUNKS):
+        t0 = time.perf_counter()
+        for _ in range(10):
+            step()
+        chunks.append((time.perf_counter() - t0) / 10)
+    figures[name]["steady_ms_per_step_median"] = round(float(np.median(chunks)) * 1e3, 2)
+    return figures
 
 
 def main():
@@ -97,9 +111,11 @@ def main():
         finally:
             hog.kill()
             hog.wait()
-        figures = {"idle": figures, "under_hog": hogged,
-                   "hog_vs_idle": {name: round(hogged[name]["ms_per_step_median"] /
-                                               figures[name]["ms_per_step_median"], 2) for name in figures}}
+        ratios = {name: round(hogged[name]["ms_per_step_median"] / figures[name]["ms_per_step_median"], 2)
+                  for name in figures}
+        ratios["policy_steady"] = round(hogged["policy"]["steady_ms_per_step_median"] /
+                                        figures["policy"]["steady_ms_per_step_median"], 2)
+        figures = {"idle": figures, "under_hog": hogged, "hog_vs_idle": ratios}
     else:
         load = os.getloadavg()[0]
     policy_sess.close()
