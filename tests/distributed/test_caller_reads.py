@@ -197,3 +197,34 @@ def test_a_master_reads_its_steps_replies_on_the_calling_thread(local_task0, mon
             np.testing.assert_array_equal(sess.run(z, {x: [i, -i]}), [2 * i + 1, 1 - 2 * i])
     assert len(seen) >= 9 and set(seen[-5:]) == {threading.get_ident()}
     assert all(peer.reader is None for peer in server.service.channels._peers.values())
+
+
+def test_steps_from_several_threads_share_the_reading(local_task0):
+    # One thread at a time reads a peer; the others' replies are delivered by it (or by the I/O
+    # thread once it lets go), and every step still gets its own values.
+    _, server = local_task0
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        with tf.device("/job:worker/task:1"):
+            y = tf.multiply(x, 3.0)
+        with tf.device("/job:worker/task:0"):
+            z = y - 1.0
+    results, failures = {}, []
+    with tf.Session(server.target, graph=g) as sess:
+        def work(i):
+            try:
+                results[i] = [(j, sess.run(z, {x: [i, j, -i]})) for j in range(25)]
+            except Exception as e:  # noqa: BLE001 - reported below
+                failures.append(e)
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT * 3)
+        assert not [t for t in threads if t.is_alive()] and not failures
+    for i, runs in results.items():
+        for j, got in runs:
+            np.testing.assert_array_equal(got, [3 * i - 1, 3 * j - 1, -3 * i - 1])
+    assert sorted(results) == [0, 1, 2, 3]
+    assert all(peer.reader is None for peer in server.service.channels._peers.values())
