@@ -187,13 +187,13 @@ class _IoPoll:
     def pause(self, fd):
         try:
             self._epoll.modify(fd, 0)
-        except OSError:
-            pass  # closed with the pool meanwhile
+        except (OSError, ValueError):
+            pass  # the socket or the set itself was closed with the pool meanwhile
 
     def resume(self, fd):
         try:
             self._epoll.modify(fd, select.EPOLLIN)
-        except OSError:
+        except (OSError, ValueError):
             pass
 
     def poll(self, timeout_ms):

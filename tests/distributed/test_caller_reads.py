@@ -166,11 +166,15 @@ def test_closing_the_pool_ends_a_readers_wait():
             outcome.append(error)
             reader.wake()
         pool.call(address, "RecvTensor", {"step_id": step_id, "key": key.full_key}, callback=callback)
-        threading.Timer(0.05, pool.close).start()
+        closer = threading.Timer(0.05, pool.close)
+        closer.start()
         while not outcome:
             reader.wait(WAIT)
-        reader.done()
         assert isinstance(outcome[0], errors.CancelledError)
+        closer.join(WAIT)
+        assert not pool._thread.is_alive()  # sockets, pipes and the I/O thread's poll set are closed
+        reader.done()  # and letting go of them afterwards is harmless
+        assert pool.read_here([address]) is None
     finally:
         p.stop()
 
