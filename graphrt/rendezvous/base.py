@@ -62,9 +62,10 @@ __all__ = ["Rendezvous", "PendingRecord", "RECV_WAITING", "SEND_WAITING", "forma
 RECV_WAITING = "recv"
 """PendingRecord.kind of a recv that has no value yet."""
 SEND_WAITING = "send"
-# A waiting reader looks at the clock at least this often (its own waits may return early).
-_READER_SLICE_S = 0.25
 """PendingRecord.kind of a sent value nobody has received yet."""
+
+# A recv waiting in a reader's wait looks at the clock at least this often.
+_READER_SLICE_S = 0.25
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
