@@ -179,6 +179,18 @@ def test_closing_the_pool_ends_a_readers_wait():
         p.stop()
 
 
+def _scaled_on_task1_shifted_on_task0(width, scale, shift):
+    """x * scale on task 1, + shift on task 0: one tensor crosses the processes each step."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [width], name="x")
+        with tf.device("/job:worker/task:1"):
+            y = tf.multiply(x, scale)
+        with tf.device("/job:worker/task:0"):
+            z = y + shift
+    return g, x, z
+
+
 def test_a_master_reads_its_steps_replies_on_the_calling_thread(local_task0, monkeypatch):
     _, server = local_task0
     seen = []
@@ -189,13 +201,7 @@ def test_a_master_reads_its_steps_replies_on_the_calling_thread(local_task0, mon
             seen.append(threading.get_ident())
         original(call, error, message)
     monkeypatch.setattr(channel, "_deliver", recording)
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.placeholder(tf.float32, [2], name="x")
-        with tf.device("/job:worker/task:1"):
-            y = tf.multiply(x, 2.0)
-        with tf.device("/job:worker/task:0"):
-            z = y + 1.0
+    g, x, z = _scaled_on_task1_shifted_on_task0(2, 2.0, 1.0)
     with tf.Session(server.target, graph=g) as sess:
         for i in range(10):
             np.testing.assert_array_equal(sess.run(z, {x: [i, -i]}), [2 * i + 1, 1 - 2 * i])
@@ -207,13 +213,7 @@ def test_steps_from_several_threads_share_the_reading(local_task0):
     # One thread at a time reads a peer; the others' replies are delivered by it (or by the I/O
     # thread once it lets go), and every step still gets its own values.
     _, server = local_task0
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.placeholder(tf.float32, [3], name="x")
-        with tf.device("/job:worker/task:1"):
-            y = tf.multiply(x, 3.0)
-        with tf.device("/job:worker/task:0"):
-            z = y - 1.0
+    g, x, z = _scaled_on_task1_shifted_on_task0(3, 3.0, -1.0)
     results, failures = {}, []
     with tf.Session(server.target, graph=g) as sess:
         def work(i):
