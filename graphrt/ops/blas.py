@@ -192,21 +192,30 @@ def set_blas_threads(n):
 
 
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+_PROC_STAT = "/proc/stat"
 
 
 def _cpu_busy():
-    """(seconds every core of the machine was busy, seconds this process ran) since boot, or None
-    where /proc/stat cannot be read. Busy includes time the hypervisor gave to others (steal)."""
+    """(seconds the cores this process may run on were busy, seconds this process ran) since
+    boot, or None where /proc/stat cannot be read. Only the CPUs of the process's affinity count
+    (a container pinned to some cores of a busy host sees its own), and busy includes the time
+    the hypervisor gave to others (steal)."""
     try:
-        with open("/proc/stat", "rb") as f:
-            fields = f.readline().split()
-    except OSError:
+        allowed = {b"cpu%d" % c for c in os.sched_getaffinity(0)}
+        with open(_PROC_STAT, "rb") as f:
+            lines = f.read().split(b"\n")
+    except (OSError, AttributeError):
         return None
-    if len(fields) < 9 or fields[0] != b"cpu":
-        return None
-    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    busy = 0
+    for line in lines[1:]:
+        fields = line.split()
+        if not fields or not fields[0].startswith(b"cpu"):
+            break  # per-CPU lines come right after the total
+        if fields[0] in allowed and len(fields) >= 9:
+            ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+            busy += sum(ticks) - ticks[3] - ticks[4]
     mine = os.times()
-    return (sum(ticks) - ticks[3] - ticks[4]) * _TICK_S, mine.user + mine.system
+    return busy * _TICK_S, mine.user + mine.system
 
 
 class ThreadChooser:

@@ -282,6 +282,22 @@ def test_the_wide_team_is_not_tried_while_other_processes_keep_cores_busy(openbl
     assert chooser.trials == 1 and chooser.threads == 2
 
 
+def test_the_machines_load_counts_only_the_cpus_this_process_may_use(tmp_path, monkeypatch):
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  900 0 300 5000 100 0 0 50 0 0\n"
+                    "cpu0 100 0 100 2000 50 0 0 0 0 0\n"
+                    "cpu1 300 0 100 1000 50 0 0 20 0 0\n"
+                    "cpu2 500 0 100 2000 0 0 0 30 0 0\n"
+                    "intr 12345 0 0\nctxt 999\n")
+    monkeypatch.setattr(blas, "_PROC_STAT", str(stat))
+    monkeypatch.setattr(blas.os, "sched_getaffinity", lambda pid: {1, 2})
+    busy, mine = blas._cpu_busy()
+    # cpu1: user 300 + system 100 + steal 20; cpu2: 500 + 100 + 30 (idle and iowait are not busy)
+    assert busy == pytest.approx((420 + 630) * blas._TICK_S) and mine >= 0
+    monkeypatch.setattr(blas, "_PROC_STAT", str(tmp_path / "missing"))
+    assert blas._cpu_busy() is None
+
+
 def test_a_session_with_several_host_devices_chooses_and_a_fixed_count_does_not(openblas):
     tf.Session(config=tf.ConfigProto(device_count={"CPU": 1})).close()
     if blas.blas_threads() < 2:
