@@ -275,7 +275,8 @@ class ThreadChooser:
         self._settling = 0           # calls left before the team set last is measured
         self._next_trial = 0.0       # time.monotonic() before which no trial starts
         self._gap = self.FIRST_GAP_S # seconds from the last trial to the next
-        self._cpu_mark = None        # (time, _cpu_busy()) when the machine's CPU use was last looked at
+        look = _cpu_busy()           # (time, _cpu_busy()) when the machine's CPU use was last looked at
+        self._cpu_mark = None if look is None else (time.monotonic(), look)
 
     @staticmethod
     def new_timings():
@@ -327,9 +328,11 @@ class ThreadChooser:
         return out
 
     def _cores_taken_elsewhere(self, now):
-        """True when other processes kept OTHERS_BUSY cores' worth of CPU busy since the last look:
-        the wide team would wait for the cores they take, so trying it would only cost. Unknown
-        (no /proc/stat) is False, and trials decide as they would anyway."""
+        """True when, since the last look, other processes kept OTHERS_BUSY cores' worth of CPU busy
+        while this one ran: the wide team would wait for the cores they take, so trying it would
+        only cost. A look over time this process mostly slept (under half a core of its own) says
+        nothing about contention with it (another program may have run only meanwhile, as in a
+        benchmark that takes turns): False, as is unknown (no /proc/stat), and the trial decides."""
         look = _cpu_busy()
         if look is None:
             return False
@@ -339,8 +342,11 @@ class ThreadChooser:
                 self._cpu_mark = (now, look)
             return True  # too short a look to tell: look again at the next trial point
         self._cpu_mark = (now, look)
-        all_busy, own = look[0] - mark[1][0], look[1] - mark[1][1]
-        return (all_busy - own) / (now - mark[0]) >= self.OTHERS_BUSY
+        elapsed = now - mark[0]
+        own = (look[1] - mark[1][1]) / elapsed
+        if own < 0.5:
+            return False
+        return (look[0] - mark[1][0]) / elapsed - own >= self.OTHERS_BUSY
 
     def _wide_at_its_best(self):
         seen = [t for t in self._seen.values() if t[0] is not None and t[2] is not None]
