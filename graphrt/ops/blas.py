@@ -239,7 +239,8 @@ class ThreadChooser:
     they sleep, and with a trial every 256 calls of a small model they never slept (under a CPU
     hog a 3-device step took 4-6 ms instead of 1.3-2). Nor is the wide team tried while other
     processes keep OTHERS_BUSY cores busy (/proc/stat, less this process's own CPU time): it
-    would wait for the cores they take, and the trial itself is what costs. The gap starts short (FIRST_GAP_S: the
+    would wait for the cores they take, and the trial itself is what costs (it looks again
+    LOOK_AGAIN calls later, not a whole TRIAL_EVERY). The gap starts short (FIRST_GAP_S: the
     first trials fall in a session's first, least steady steps) and doubles with every trial that
     keeps the choice, up to MAX_GAP_S: under a lasting hog each trial of the wide team made a
     second of steps 2-4x slower. A switch brings it back to TRIAL_GAP_S at most. A trial of the
@@ -262,6 +263,7 @@ class ThreadChooser:
     MAX_GAP_S = 16.0   # a hog that has gone gets the wide team back within this (and a trial)
     OTHERS_BUSY = 0.5  # cores' worth of CPU other processes use, from which the wide team is not tried
     MIN_LOOK_S = 0.1   # /proc/stat counts in 10 ms ticks
+    LOOK_AGAIN = 64    # calls after a look that found the cores taken, to the next look
 
     def __init__(self, wide, narrow):
         self.teams = (int(wide), int(narrow))
@@ -288,7 +290,10 @@ class ThreadChooser:
         c = self.calls = self.calls + 1
         if c == self.trial_start:
             now = time.monotonic()
-            if (self.arm == 1 and (now < self._next_trial or self._cores_taken_elsewhere(now))) or (
+            if self.arm == 1 and now >= self._next_trial and self._cores_taken_elsewhere(now):
+                self.trial_start = c + self.LOOK_AGAIN  # a look is cheap, and the load may be gone soon
+                self._seen = {}
+            elif (self.arm == 1 and now < self._next_trial) or (
                     self.arm == 0 and now < self._next_trial + self.PUT_OFF_S and self._wide_at_its_best()):
                 self.trial_start = c + self.TRIAL_EVERY
                 self._seen = {}

@@ -272,7 +272,7 @@ def test_the_wide_team_is_not_tried_while_other_processes_keep_cores_busy(openbl
         return machine["busy"], machine["mine"]
     monkeypatch.setattr(blas, "_cpu_busy", cpu_busy)
     chooser = blas.ThreadChooser(wide=2, narrow=1)
-    seconds = {2: 0.0005, 1: 0.001}  # were it tried now, the wide team would look faster
+    seconds = {2: 0.001, 1: 0.002}  # were it tried now, the wide team would look faster
     kernel = _kernel_taking(chooser, seconds)
     wide_calls = 0
     for _ in range(20 * chooser.TRIAL_EVERY):
@@ -283,7 +283,14 @@ def test_the_wide_team_is_not_tried_while_other_processes_keep_cores_busy(openbl
         rates["others"] = 0.2
     else:
         rates["mine"] = 0.3
-    for _ in range(2 * chooser.TRIAL_EVERY):
+    calls = 0
+    while chooser.current != 2:
+        kernel()
+        calls += 1
+    # Looks come every LOOK_AGAIN calls while the cores are taken: the first one that sees the change
+    # (the one after may be needed, its window starting before) starts the trial.
+    assert calls <= 2 * chooser.LOOK_AGAIN + 1
+    for _ in range(chooser.TRIAL_CALLS):
         kernel()
     assert chooser.trials == 1 and chooser.threads == 2
 
