@@ -19,7 +19,8 @@ A thread that blocks until replies come (a master waiting for its step's
 RunGraphs, a blocking RecvTensor) may read them itself (`read_here`): the
 I/O thread leaves those sockets alone meanwhile (epoll lets another thread
 take them out of its set while it sleeps), so a reply wakes one thread, not
-two, on its way to the waiter.
+two, on its way to the waiter; while that pays (spin_policy.py) the waiter
+polls for a while before it sleeps at all.
 
 Connection state per peer comes from the socket's monitor:
 
@@ -61,6 +62,7 @@ from .. import errors
 from . import wire
 from .log_limit import RateLimitedLog
 from .sockets import NOBLOCK, readable, recv_frames, send_frames
+from .spin_policy import SpinPolicy, spin
 
 CONNECT_TIMEOUT_S = 10.0
 HEARTBEAT_IVL_MS = 1000
@@ -243,8 +245,14 @@ class CallerReads:
             self._poll.register(self._pipe[0], select.POLLIN)
             for peer in self.peers:
                 self._poll.register(peer.fd, select.POLLIN)
-        fired = self._poll.poll(max(0, math.ceil(timeout * 1000.0)))
+        policy = self.pool.spin_policy
+        t0 = time.perf_counter()
+        spin_s = policy.spin_for()
+        fired = spin(self._poll.poll, min(spin_s, timeout)) if spin_s else None
+        if not fired:
+            fired = self._poll.poll(max(0, math.ceil((timeout - (time.perf_counter() - t0)) * 1000.0)))
         if fired:
+            policy.waited(time.perf_counter() - t0)
             wake_r = self._pipe[0]
             if any(fd == wake_r for fd, _ in fired):
                 self._drain()
@@ -314,6 +322,7 @@ class ChannelPool:
         self._poll = _IoPoll()
         self._poll.register(self._wake_r)
         self._reader_pipes = []  # wake-up pipes of CallerReads, reused across waits
+        self.spin_policy = SpinPolicy()  # whether CallerReads poll a while before they sleep
         self._pipes_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()

@@ -54,15 +54,22 @@ def _delivery_threads(monkeypatch):
     return threads
 
 
-def test_a_blocking_recv_reads_its_reply_on_its_own_thread(pair, monkeypatch):
+@pytest.mark.parametrize("spinning", [False, True])
+def test_a_blocking_recv_reads_its_reply_on_its_own_thread(pair, monkeypatch, spinning):
     step_id, sender, receiver, key = _ends(pair, "edge_here")
     threads = _delivery_threads(monkeypatch)
+    pool, _ = _pool_and_address(pair)
+    policy = pool.spin_policy
+    monkeypatch.setattr(policy, "spinning", spinning)
+    monkeypatch.setattr(policy, "waits", policy.TRIAL_WAITS)  # no trial of the other way now
+    spins = []
+    monkeypatch.setattr(channel, "spin", lambda poll, seconds: spins.append(seconds) or poll(seconds * 1000))
     value = np.arange(1 << 16, dtype=np.float32)
-    sender.send(key, value)
+    threading.Timer(0.05, sender.send, (key, value)).start()  # the recv waits for it
     got, dead = receiver.recv(key, timeout=WAIT)
     np.testing.assert_array_equal(got, value)
     assert not dead and threads == [threading.get_ident()]
-    pool, _ = _pool_and_address(pair)
+    assert bool(spins) == spinning and all(0 < s <= 0.001 for s in spins)
     assert all(peer.reader is None for peer in pool._peers.values())  # given back to the I/O thread
     # ...which reads the next reply when nobody waits for it here
     later = key.with_frame_iter(0, 1)
