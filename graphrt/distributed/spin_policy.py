@@ -10,8 +10,9 @@ ZeroMQ's, are busy too), so the policy measures what it is for: how long
 waits take with and without spinning. It keeps the faster one, and every
 TRIAL_EVERY waits it tries the other for TRIAL_WAITS waits, as the BLAS
 ThreadChooser does for its team sizes. Spinning must win by a margin to be
-taken (it costs a core while it lasts), and lose outright to be dropped. A spin lasts at most twice the recent wait and
-never more than MAX_SPIN_S, and waits longer than that are not spun at all.
+taken (it costs a core while it lasts), and lose outright to be dropped. A
+spin lasts at most twice the recent wait and never more than MAX_SPIN_S, and
+waits longer than that are not spun at all.
 """
 import time
 
@@ -21,7 +22,7 @@ MAX_SPIN_S = 0.001
 class SpinPolicy:
     TRIAL_EVERY = 200
     TRIAL_WAITS = 20
-    SPIN_WINS = 0.9   # spinning is kept when its waits took under this share of the sleeping ones
+    SPIN_WINS = 0.9   # spinning is taken when its waits took under this share of the sleeping ones
     _KEEP = 0.8       # weight of the old estimate in a moving average
 
     def __init__(self):
