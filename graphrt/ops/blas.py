@@ -277,7 +277,8 @@ class ThreadChooser:
         self._settling = 0           # calls left before the team set last is measured
         self._next_trial = 0.0       # time.monotonic() before which no trial starts
         self._gap = self.FIRST_GAP_S # seconds from the last trial to the next
-        look = _cpu_busy()           # (time, _cpu_busy()) when the machine's CPU use was last looked at
+        look = _cpu_busy()
+        # (time, _cpu_busy()) when the machine's CPU use was last looked at, or None
         self._cpu_mark = None if look is None else (time.monotonic(), look)
 
     @staticmethod
