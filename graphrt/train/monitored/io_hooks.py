@@ -101,6 +101,9 @@ class CheckpointSaverHook(SessionRunHook):
             self._save(session, last_step)
         for listener in self._listeners:
             listener.end(session, last_step)
+        # The writer flushes by itself only every two minutes; the checkpoint events of a
+        # finished session should be in the logdir as its checkpoints are.
+        self._summary_writer.flush()
 
     def _save(self, session, step):
         """Saves; True if a listener asks to stop."""
@@ -166,6 +169,10 @@ class StepCounterHook(SessionRunHook):
                 if elapsed_time is not None and elapsed_time > 0:
                     self._log_and_record(elapsed_steps / elapsed_time, global_step)
         self._last_global_step = stale_global_step
+
+    def end(self, session):
+        if self._summary_writer is not None:
+            self._summary_writer.flush()  # as CheckpointSaverHook.end: a finished run's rates are on disk
 
     def _log_and_record(self, steps_per_sec, global_step):
         self.last_steps_per_sec = steps_per_sec

@@ -83,6 +83,17 @@ def test_step_counter_and_summary_saver_write_events(graph, tmp_path):
     assert starts == [1]
 
 
+def test_step_counter_alone_flushes_its_rates_at_the_end(graph, tmp_path):
+    gs = tf.train.get_or_create_global_step()
+    step = tf.assign_add(gs, 1)
+    tf.train.SummaryWriterCache.get(str(tmp_path)).flush()  # the writer's own first flush is spent
+    with tf.train.MonitoredSession(hooks=[tf.train.StepCounterHook(every_n_steps=1, output_dir=str(tmp_path))]) as sess:
+        for _ in range(4):
+            sess.run(step)
+    rates = [e.step for e in _events(str(tmp_path)) for v in e.summary.value if v.tag == "global_step/sec"]
+    assert rates == [2, 3, 4]
+
+
 def test_checkpoint_saver_hook_listeners_and_errors(graph, tmp_path):
     gs = tf.train.get_or_create_global_step()
     step = tf.assign_add(gs, 1)
@@ -103,6 +114,9 @@ def test_checkpoint_saver_hook_listeners_and_errors(graph, tmp_path):
             self.calls.append(("end", global_step_value))
 
     listener = Listener()
+    # The writer's own flush comes with its first event, then every two minutes: the session
+    # logs below reach the file only if the hook flushes at its end.
+    tf.train.SummaryWriterCache.get(str(tmp_path)).flush()
     hook = tf.train.CheckpointSaverHook(str(tmp_path), save_steps=3, saver=saver, listeners=[listener])
     runs = 0
     with tf.train.MonitoredSession(hooks=[hook]) as sess:
