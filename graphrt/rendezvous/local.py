@@ -10,7 +10,7 @@ __all__ = ["LocalRendezvous"]
 
 # A power of two: several devices' executors hit one step's table at once. Under the GIL a few shards
 # already make waiting on another thread's lock rare, and a step creates its table anew (16 cost ~10 us).
-_NUM_SHARDS = 4  # LocalRendezvous.__init__ spells out as many
+_NUM_SHARDS = 4
 _SHARD_MASK = _NUM_SHARDS - 1
 
 
@@ -43,7 +43,7 @@ class LocalRendezvous(Rendezvous):
 
     def __init__(self, step_id=None):
         self.step_id = step_id
-        self._shards = (_Shard(), _Shard(), _Shard(), _Shard())  # _NUM_SHARDS; a step makes one table
+        self._shards = tuple(_Shard() for _ in range(_NUM_SHARDS))
         self._abort_lock = threading.Lock()
         # Set before any shard is emptied; read under a shard lock, so a
         # call either finds its entry swept by the abort or sees the error.
