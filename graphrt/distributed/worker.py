@@ -73,6 +73,7 @@ from . import wire
 from .log_limit import RateLimitedLog
 from .sockets import readable, recv_frames, send_frames
 from .step_table import GraphQuota, StepTable
+from .yield_policy import YieldPolicy
 from .channel import ChannelPool, _deliver, read_only, serve_in_process, stop_serving_in_process
 from .cluster import ClusterSpec, tcp_endpoint
 
@@ -337,6 +338,7 @@ class WorkerService:
         self._loop_ident = None
         self._recv_keys = {}  # RecvTensor key text -> ParsedKey: the same keys come every step
         self._held_replies = []  # RunGraph replies of inline steps, sent once the loop's input is drained
+        self.yield_policy = YieldPolicy()  # whether a thread yields its core after it sends a reply
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
         endpoints = {self.endpoint}
@@ -407,6 +409,7 @@ class WorkerService:
                 os.write(self._wake_w, b"\0")
             except OSError:
                 pass
+        self.yield_policy.after_send()  # ZeroMQ's thread may be queued behind this one (yield_policy.py)
 
     def _send_held_replies(self):
         held, self._held_replies = self._held_replies, []
