@@ -338,6 +338,7 @@ class WorkerService:
         self._loop_ident = None
         self._recv_keys = {}  # RecvTensor key text -> ParsedKey: the same keys come every step
         self._held_replies = []  # RunGraph replies of inline steps, sent once the loop's input is drained
+        self._after_replies = []  # (function, argument): the loop's bookkeeping that no reply waits for
         self.yield_policy = YieldPolicy()  # whether a thread yields its core after it sends a reply
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
@@ -365,10 +366,16 @@ class WorkerService:
                     for frames in batch:
                         self._dispatch_safely(frames)
                     del frames
+                    if len(self._after_replies) > _MAX_BATCH:
+                        self._run_after_replies()  # bounded under a stream of requests
                     continue
                 if self._held_replies:
                     self._send_held_replies()
                     continue  # our sends may have consumed the socket's edge-triggered signal
+                if self._after_replies:
+                    # Once the replies are out: the master's step goes on meanwhile.
+                    self._run_after_replies()
+                    continue
                 # ZMQ_FD is edge-triggered: EVENTS was just checked, so a later arrival signals it again
                 # (and a thread that sends meanwhile checks EVENTS itself and wakes us through the pipe).
                 if any(fd == self._wake_r for fd, _ in poll.poll()):
@@ -385,6 +392,7 @@ class WorkerService:
         finally:
             try:
                 self._send_held_replies()
+                self._run_after_replies()
             finally:
                 with lock:
                     self._close_sockets()
@@ -415,6 +423,24 @@ class WorkerService:
         held, self._held_replies = self._held_replies, []
         for identity, request_id, error, fields, values in held:
             self._reply(identity, request_id, error, fields, values)
+
+    def _after_reply(self, function, argument):
+        """`function(argument)` now, or on the serving loop once its replies are sent: everything the
+        loop does is on a step's critical path until then (ZeroMQ's thread may wait for it, see
+        yield_policy.py), and these the master does not wait for."""
+        if threading.get_ident() == self._loop_ident:
+            self._after_replies.append((function, argument))
+        else:
+            function(argument)
+
+    def _run_after_replies(self):
+        todo, self._after_replies = self._after_replies, []
+        for function, argument in todo:
+            try:
+                function(argument)
+            except Exception as e:  # noqa: BLE001 - bookkeeping of one step; the loop goes on
+                self._log(f"graphrt worker {self.task}: {function.__name__}({argument}) failed: "
+                          f"{type(e).__name__}: {wire.short(e, 200)}")
 
     def _reply(self, identity, request_id, error=None, fields=None, values=()):
         if type(identity) is _InProcessCaller:
@@ -629,7 +655,7 @@ class WorkerService:
     def _start_run_graph(self, identity, message, pulls):
         fields = message.fields
         for done_step in fields.get("cleanup_step_ids", ()):  # earlier steps' CleanupStep, carried along
-            self._forget_step(done_step)
+            self._after_reply(self._forget_step, done_step)
         handle = fields["graph_handle"]
         graph = self._graphs.get(handle)
         if graph is None:
@@ -708,7 +734,8 @@ class WorkerService:
         step_id = pending.step.step_id
         with self._lock:
             self._steps.pop(step_id, None)
-            self.step_table.release(step_id)
+        # Its table waits (unowned) for the CleanupStep; late RecvTensors still find it meanwhile.
+        self._after_reply(self.step_table.release, step_id)
 
     def _recv_tensor(self, identity, message):
         step_id = message.fields["step_id"]
