@@ -7,12 +7,12 @@ replies, or a worker's loop that goes on finishing the step whose tensor it
 has just answered. The message then leaves only when that thread sleeps, and
 everything it does meanwhile is on the step's critical path. A yield lets the
 I/O thread run first. On the 2-task step (benchmarks/two_task_step.py, 2
-vCPUs), yielding after every send took 5-8% off the step, in blocks of steps
-alternating with blocks that did not yield.
+vCPUs) this took 2-10% off the step, in blocks of steps alternating with
+blocks that did not yield.
 
 Beside a CPU hog, a yield hands the core to the hog for a whole time slice:
-1.8-2.9 ms here, against a few microseconds (at most ~300 us, the other
-task's work) on an idle machine. So every yield is timed. After LONG_STREAK
+1.8-2.9 ms here, against a median of 2 us on an idle machine (one in a
+thousand over 250 us: the other task's work). So every yield is timed. After LONG_STREAK
 yields in a row took longer than LONG_S, yielding stops for a pause, and each
 pause is twice the one before (up to MAX_PAUSE_S) until CALM_YIELDS short
 yields in a row bring it back to FIRST_PAUSE_S. Beside a steady hog that
