@@ -10,6 +10,7 @@
   RunGraph, or goes out as one message shortly after; a serving loop does
   that bookkeeping once the step's replies are out.
 """
+import contextlib
 import threading
 import time
 
@@ -119,21 +120,22 @@ class _Sent:
         self.event.set()
 
 
-def test_a_serving_loop_answers_waiting_tensors_before_its_inline_run_graph_replies():
-    """Task 1's RunGraph (cheap: it runs on its serving loop) and task 0's RecvTensor for the tensor it
-    sends reach task 1 together. The tensor goes out before the RunGraph reply: task 0's step waits on
-    it, while the master waits for both anyway."""
+@contextlib.contextmanager
+def _inline_remote_step():
+    """(remote service, session, fetch, events): a step whose task 1 part runs inline on task 1's
+    serving loop, reached through its socket as another process would be; `events` records task 1's
+    replies as "tensor", "RunGraph reply" or "other"."""
     from graphrt.distributed.channel import stop_serving_in_process
     from graphrt.distributed.cluster import create_local_cluster
     workers, _ = create_local_cluster(num_workers=2)
     remote = workers[1].service
-    stop_serving_in_process(remote)  # the master reaches task 1 through its socket, as another process would
-    replies = []
+    stop_serving_in_process(remote)
+    events = []
     send = remote._send
 
     def recording_send(identity, frames):
         header = wire.decode(frames, expect=frozenset({wire.REPLY}))
-        replies.append("RunGraph" if "recv_keys" in header.fields else "RecvTensor" if header.values else "other")
+        events.append("RunGraph reply" if "recv_keys" in header.fields else "tensor" if header.values else "other")
         send(identity, frames)
     remote._send = recording_send
     try:
@@ -146,72 +148,55 @@ def test_a_serving_loop_answers_waiting_tensors_before_its_inline_run_graph_repl
                 for _ in range(4):  # profiles task 1's kernels: cheap, so its RunGraph runs inline
                     assert sess.run(y) == 7.0
                 assert remote._graphs and all(g.runs_inline() for g in remote._graphs.values())
-                got = []
-                with remote._router_lock:  # the loop cannot read until both requests are queued
-                    runner = threading.Thread(target=lambda: got.append(sess.run(y)))
-                    runner.start()
-                    time.sleep(0.3)
-                    del replies[:]
-                runner.join(30)
-                assert got == [7.0]
-        assert replies[:2] == ["RecvTensor", "RunGraph"]
+                yield remote, sess, y, events
     finally:
         for server in workers:
             server.stop()
+
+
+def test_a_serving_loop_answers_waiting_tensors_before_its_inline_run_graph_replies():
+    """Task 1's RunGraph (cheap: it runs on its serving loop) and task 0's RecvTensor for the tensor it
+    sends reach task 1 together. The tensor goes out before the RunGraph reply: task 0's step waits on
+    it, while the master waits for both anyway."""
+    with _inline_remote_step() as (remote, sess, y, replies):
+        got = []
+        with remote._router_lock:  # the loop cannot read until both requests are queued
+            runner = threading.Thread(target=lambda: got.append(sess.run(y)))
+            runner.start()
+            time.sleep(0.3)
+            del replies[:]
+        runner.join(30)
+        assert got == [7.0]
+    assert replies[:2] == ["tensor", "RunGraph reply"]
 
 
 def test_a_serving_loop_does_its_bookkeeping_after_an_inline_steps_replies(monkeypatch):
     """On task 1's serving loop, releasing a finished inline step's table and the CleanupStep of the
     step before it (carried by the RunGraph) wait until the step's replies are out: the master's step
     goes on meanwhile, and ZeroMQ's thread may be waiting for the loop to yield or sleep."""
-    from graphrt.distributed.channel import stop_serving_in_process
-    from graphrt.distributed.cluster import create_local_cluster
     monkeypatch.setattr(cleanups_module, "FLUSH_AFTER_S", 30.0)  # the cleanups ride on RunGraphs only
-    workers, _ = create_local_cluster(num_workers=2)
-    remote = workers[1].service
-    stop_serving_in_process(remote)  # reached through its socket, as another process would be
-    events = []
-    send, release, forget = remote._send, remote.step_table.release, remote._forget_step
-
-    def recording_send(identity, frames):
-        header = wire.decode(frames, expect=frozenset({wire.REPLY}))
-        events.append("RunGraph reply" if "recv_keys" in header.fields else "tensor" if header.values else "other")
-        send(identity, frames)
-    remote._send = recording_send
-    remote.step_table.release = lambda step_id: events.append("release") or release(step_id)
-    remote._forget_step = lambda step_id: events.append("cleanup") or forget(step_id)
-    try:
-        with tf.Graph().as_default():
-            with tf.device("/job:worker/task:1"):
-                x = tf.constant(2.0) * 3.0
-            with tf.device("/job:worker/task:0"):
-                y = x + 1.0
-            with tf.Session(workers[0].target) as sess:
-                for _ in range(4):  # profiles task 1's kernels: cheap, so its RunGraph runs inline
-                    assert sess.run(y) == 7.0
-                assert all(g.runs_inline() for g in remote._graphs.values())
-                deadline = time.monotonic() + 10
-                while (remote._after_replies or remote.step_table.stats()["owned"]) and \
-                        time.monotonic() < deadline:
-                    time.sleep(0.01)  # the warm-up's bookkeeping is done
-                del events[:]
-                for _ in range(3):
-                    assert sess.run(y) == 7.0
-                deadline = time.monotonic() + 10
-                while events.count("release") < 3 and time.monotonic() < deadline:
-                    time.sleep(0.01)
-                seen = list(events)  # closing the session sends the last step's CleanupStep on its own
-                assert remote.step_table.stats()["owned"] == 0
-        # A step's next RunGraph may come before the loop is idle: its bookkeeping then waits longer.
-        assert seen[0] == "tensor" and seen.count("cleanup") == seen.count("release") == 3, seen
-        answering = False
-        for event in seen:
-            if event in ("cleanup", "release"):
-                assert not answering, seen  # never between a step's tensor and its RunGraph reply
-            answering = event == "tensor" or answering and event != "RunGraph reply"
-    finally:
-        for server in workers:
-            server.stop()
+    with _inline_remote_step() as (remote, sess, y, events):
+        release, forget = remote.step_table.release, remote._forget_step
+        remote.step_table.release = lambda step_id: events.append("release") or release(step_id)
+        remote._forget_step = lambda step_id: events.append("cleanup") or forget(step_id)
+        deadline = time.monotonic() + 10
+        while (remote._after_replies or remote.step_table.stats()["owned"]) and time.monotonic() < deadline:
+            time.sleep(0.01)  # the warm-up's bookkeeping is done
+        del events[:]
+        for _ in range(3):
+            assert sess.run(y) == 7.0
+        deadline = time.monotonic() + 10
+        while events.count("release") < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen = list(events)  # closing the session sends the last step's CleanupStep on its own
+        assert remote.step_table.stats()["owned"] == 0
+    # A step's next RunGraph may come before the loop is idle: its bookkeeping then waits longer.
+    assert seen[0] == "tensor" and seen.count("cleanup") == seen.count("release") == 3, seen
+    answering = False
+    for event in seen:
+        if event in ("cleanup", "release"):
+            assert not answering, seen  # never between a step's tensor and its RunGraph reply
+        answering = event == "tensor" or answering and event != "RunGraph reply"
 
 
 def test_recv_tensor_keys_are_parsed_once_and_the_cache_stays_bounded(monkeypatch):
