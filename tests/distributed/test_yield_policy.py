@@ -1,4 +1,6 @@
 """YieldPolicy: a thread yields its core after a send unless yields have started to cost slices."""
+import time
+
 import numpy as np
 import pytest
 
@@ -103,6 +105,9 @@ def test_a_pull_yields_after_the_request_and_after_the_reply(pair, monkeypatch):
     got, dead = receiver.recv(key, timeout=WAIT)
     np.testing.assert_array_equal(got, value)
     assert not dead
+    deadline = time.monotonic() + WAIT
+    while answerer.calls < 1 and time.monotonic() < deadline:
+        time.sleep(0.001)  # the worker yields after its send: the reply may arrive before that
     assert requester.calls == 1 and answerer.calls == 1  # the RecvTensor request, and its reply
     pair.cleanup(step_id)
 
