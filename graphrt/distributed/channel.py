@@ -13,9 +13,7 @@ lost or could not be made, the call's deadline passed, or it was
 cancelled). ZMQ_FD is edge-triggered, so whoever touches a socket checks
 ZMQ_EVENTS afterwards and wakes the I/O thread (a pipe) if input is
 waiting. Requests that cannot go out at once (no connection yet, or a
-deadline to track) are queued for the I/O thread instead. After a send the
-thread yields its core while that pays (yield_policy.py): ZeroMQ's own I/O
-thread, which writes the message out, is often queued behind it.
+deadline to track) are queued for the I/O thread instead.
 
 A thread that blocks until replies come (a master waiting for its step's
 RunGraphs, a blocking RecvTensor) may read them itself (`read_here`): the
@@ -65,7 +63,6 @@ from . import wire
 from .log_limit import RateLimitedLog
 from .sockets import NOBLOCK, readable, recv_frames, send_frames
 from .spin_policy import SpinPolicy, spin
-from .yield_policy import YieldPolicy
 
 CONNECT_TIMEOUT_S = 10.0
 HEARTBEAT_IVL_MS = 1000
@@ -326,7 +323,6 @@ class ChannelPool:
         self._poll.register(self._wake_r)
         self._reader_pipes = []  # wake-up pipes of CallerReads, reused across waits
         self.spin_policy = SpinPolicy()  # whether CallerReads poll a while before they sleep
-        self.yield_policy = YieldPolicy()  # whether a caller yields its core after it sends
         self._pipes_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -481,7 +477,6 @@ class ChannelPool:
                 reader.wake()
             else:
                 self._wake()
-        self.yield_policy.after_send()  # ZeroMQ's thread may be queued behind this one (yield_policy.py)
         return True
 
     def read_here(self, addresses):

@@ -57,6 +57,7 @@ from .cleanups import DeferredCleanups
 from .cluster import ClusterSpec, target_endpoint, tcp_endpoint
 from .discovery import DeviceDiscovery
 from .security import CurveClient
+from .yield_policy import YieldPolicy
 
 DEFAULT_STEP_TIMEOUT_MS = 120_000
 _ABORT_DRAIN_S = 2.0      # after a failure, how long to wait for the other tasks to stop
@@ -130,6 +131,7 @@ class MasterBackend:
         self._active = set()      # step ids running now
         self._state_lock = threading.Lock()
         self._cleanups = DeferredCleanups(self._send_cleanup)
+        self._yield_policy = YieldPolicy()  # see _start_step
         try:
             self.devices = self._create_devices()
         except BaseException:
@@ -354,7 +356,13 @@ class MasterBackend:
             return callback
 
         # A task served in this process runs its RunGraph on this thread: it goes last.
+        sent = False
         for task, handle in sorted(plan.tasks, key=lambda th: in_process(self._tasks[th[0]])):
+            if sent and in_process(self._tasks[task]):
+                # This thread now starts its own partitions, and ZeroMQ's thread, which writes the other
+                # tasks' RunGraphs out, may be queued behind it (yield_policy.py).
+                self._yield_policy.after_send()
+            sent = True
             fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
             done_steps = self._cleanups.take(task)
             if done_steps:

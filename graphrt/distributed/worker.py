@@ -339,7 +339,8 @@ class WorkerService:
         self._recv_keys = {}  # RecvTensor key text -> ParsedKey: the same keys come every step
         self._held_replies = []  # RunGraph replies of inline steps, sent once the loop's input is drained
         self._after_replies = []  # (function, argument): the loop's bookkeeping that no reply waits for
-        self.yield_policy = YieldPolicy()  # whether a thread yields its core after it sends a reply
+        self.yield_policy = YieldPolicy()  # whether the loop yields its core after a reply in an inline run
+        self._running_inline = False  # the loop runs a step's partitions (between start_step and its return)
         self._thread = threading.Thread(target=self._serve, name=f"graphrt-worker{self.task}", daemon=True)
         self._thread.start()
         endpoints = {self.endpoint}
@@ -417,7 +418,10 @@ class WorkerService:
                 os.write(self._wake_w, b"\0")
             except OSError:
                 pass
-        self.yield_policy.after_send()  # ZeroMQ's thread may be queued behind this one (yield_policy.py)
+        if self._running_inline and threading.get_ident() == self._loop_ident:
+            # The loop goes on running the step, and ZeroMQ's thread, which writes this reply out, may be
+            # queued behind it (yield_policy.py). Elsewhere a reply is soon followed by sleep or more replies.
+            self.yield_policy.after_send()
 
     def _send_held_replies(self):
         held, self._held_replies = self._held_replies, []
@@ -695,9 +699,17 @@ class WorkerService:
             raise
         for request_id, key in pulls:
             self._serve_carried_recv(identity, step_id, request_id, key)
-        self._driver.start_step(step, runs, int(fields.get("timeout_ms", 0) or 0),
-                                lambda: self._finish_run_graph(pending), where=f" on {self.task}",
-                                inline=graph.runs_inline())
+        inline = graph.runs_inline()
+        on_loop = inline and threading.get_ident() == self._loop_ident
+        if on_loop:
+            self._running_inline = True
+        try:
+            self._driver.start_step(step, runs, int(fields.get("timeout_ms", 0) or 0),
+                                    lambda: self._finish_run_graph(pending), where=f" on {self.task}",
+                                    inline=inline)
+        finally:
+            if on_loop:
+                self._running_inline = False
 
     def _finish_run_graph(self, pending):
         """The step's partitions are done (or given up on): answer with the fetched keys or the error."""
