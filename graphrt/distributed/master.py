@@ -356,13 +356,15 @@ class MasterBackend:
             return callback
 
         # A task served in this process runs its RunGraph on this thread: it goes last.
-        sent = False
+        sent = False  # a RunGraph went out through a socket
         for task, handle in sorted(plan.tasks, key=lambda th: in_process(self._tasks[th[0]])):
-            if sent and in_process(self._tasks[task]):
+            local = in_process(self._tasks[task])
+            if local and sent:
                 # This thread now starts its own partitions, and ZeroMQ's thread, which writes the other
                 # tasks' RunGraphs out, may be queued behind it (yield_policy.py).
                 self._yield_policy.after_send()
-            sent = True
+                sent = False
+            sent = sent or not local
             fields = {"graph_handle": handle, "step_id": step_id, "timeout_ms": worker_timeout}
             done_steps = self._cleanups.take(task)
             if done_steps:
