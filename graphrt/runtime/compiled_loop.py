@@ -471,7 +471,6 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             self.outstanding = 0    # asynchronous units started and not done
             self.completions = 0    # asynchronous units done so far
             self.waiting = False    # the run waits for a done to resume it
-        step.executors.append(self)
 
     def _loop(self, deferred):
         ended = self._run_passes(deferred) if self.ex.loop_plan.has_async else self._run_units(deferred)

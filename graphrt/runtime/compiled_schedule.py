@@ -181,7 +181,6 @@ class CompiledRun:
         self.failed = False
         self.reported = False  # executor_done was called (once, even when abandoned)
         self.position = 0
-        step.executors.append(self)
 
     def loop(self, deferred=None):
         """Runs this schedule, then any loops deferred to this thread meanwhile."""

@@ -450,7 +450,6 @@ class _Run:
         self.running = False
         self.failed = False
         self.reported = False  # executor_done was called: a run reports once, even when abandoned
-        step.executors.append(self)
 
     def loop(self, deferred=None):
         """Runs this loop, then any loops deferred to this thread meanwhile."""

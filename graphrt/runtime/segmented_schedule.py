@@ -193,7 +193,6 @@ class SegmentedRun(ge._Run):
         self.running = False
         self.failed = False
         self.reported = False
-        step.executors.append(self)
 
     def _loop(self, deferred):
         segments = self.ex.segments.segments

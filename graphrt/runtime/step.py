@@ -29,7 +29,7 @@ class Step:
     frame_iter = ROOT_FRAME_ITER  # kernels run at top level unless given a FrameStep
 
     __slots__ = ("step_id", "rendezvous", "args", "retvals", "stats", "_lock", "_remaining", "_done",
-                 "error", "executors", "cancelled", "_abort_callbacks", "blocking", "on_done", "_finished", "__weakref__")
+                 "error", "cancelled", "_abort_callbacks", "blocking", "on_done", "_finished", "__weakref__")
 
     def __init__(self, step_id, rendezvous, args, num_retvals, num_executors, stats=None):
         self.step_id = step_id
@@ -45,7 +45,6 @@ class Step:
         self._done.acquire()
         self._finished = False
         self.error = None
-        self.executors = []
         self.cancelled = False
         self._abort_callbacks = None
         self.blocking = {}    # id -> (node, device, since): kernels declared may_block running now
