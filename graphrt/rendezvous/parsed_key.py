@@ -250,6 +250,10 @@ def create_key(src_device, src_incarnation, dst_device, name, frame_iter=(0, 0))
     return ParsedKey(src_device, src_incarnation, dst_device, name, frame_id, iter_id).full_key
 
 
+_CHANNELS = {}         # a valid key's text through its last ';' -> its _Channel
+_MAX_CHANNELS = 4096
+
+
 def parse_key(key):
     """Parses a key string into a ParsedKey (a ParsedKey is returned as is).
 
@@ -260,6 +264,18 @@ def parse_key(key):
     if not isinstance(key, str):
         raise InvalidArgumentError(
             f"Invalid rendezvous key: expected a string, got {type(key).__name__}: {key!r}")
+    # Keys of one edge differ only after the last ';' (the frame and iteration): the edge's part is
+    # parsed once (a worker parses every RecvTensor's key, and a loop's keys change every iteration).
+    cut = key.rfind(";") + 1
+    channel = _CHANNELS.get(key[:cut])
+    if channel is not None:
+        try:
+            frame_id, iter_id = _parse_frame_iter(key[cut:])
+        except _FieldError as e:
+            raise InvalidArgumentError(f"Invalid rendezvous key: {e.problem}: '{key}'", key=key) from None
+        parsed = object.__new__(ParsedKey)
+        _init(parsed, channel, frame_id, iter_id)
+        return parsed
     parts = key.split(";")
     if len(parts) != 5:
         raise InvalidArgumentError(
@@ -274,6 +290,9 @@ def parse_key(key):
         frame_id, iter_id = _parse_frame_iter(frame_iter)
     except _FieldError as e:
         raise InvalidArgumentError(f"Invalid rendezvous key: {e.problem}: '{key}'", key=key) from None
+    if len(_CHANNELS) >= _MAX_CHANNELS:
+        _CHANNELS.clear()  # bounded, whatever keys peers send
+    _CHANNELS[key[:cut]] = channel
     parsed = object.__new__(ParsedKey)
     _init(parsed, channel, frame_id, iter_id)
     return parsed

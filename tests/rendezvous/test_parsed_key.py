@@ -153,6 +153,20 @@ def test_frame_id_and_iter_id_out_of_range():
         parse_error(f"{CPU0};1;{CPU1};e;0:-9223372036854775809")
 
 
+def test_keys_of_an_edge_already_parsed_are_checked_and_printed_alike():
+    # parse_key parses an edge's part once; the keys of its other iterations come from that
+    edge = f"{CPU0};00000000DEADBEEF;{CPU1};edge_5_a;"
+    first = parse_key(edge + "0:0")
+    again = parse_key(edge + "7:-2")
+    assert again.full_key == EXAMPLE[:-3] + "7:-2" and again.frame_iter == (7, -2)
+    assert again == first.with_frame_iter(7, 2 - 4) and again.src_incarnation == 0xDEADBEEF
+    assert parse_key(edge + "007:02").full_key == EXAMPLE[:-3] + "7:2"
+    for bad in ("0:0:0", "a:0", "-1:0", ""):
+        assert f"frame_iter '{bad}' is not '<frame_id>:<iter_id>'" in parse_error(edge + bad)
+    assert "frame_id 18446744073709551616 is out of range" in parse_error(edge + "18446744073709551616:0")
+    assert "expected 5 ';'-separated fields" in parse_error(edge + "0:0;1")
+
+
 def test_parse_key_of_a_non_string():
     with pytest.raises(errors.InvalidArgumentError, match="expected a string, got int"):
         parse_key(5)
