@@ -268,14 +268,28 @@ def parse_key(key):
     # parsed once (a worker parses every RecvTensor's key, and a loop's keys change every iteration).
     cut = key.rfind(";") + 1
     channel = _CHANNELS.get(key[:cut])
-    if channel is not None:
-        try:
-            frame_id, iter_id = _parse_frame_iter(key[cut:])
-        except _FieldError as e:
-            raise InvalidArgumentError(f"Invalid rendezvous key: {e.problem}: '{key}'", key=key) from None
-        parsed = object.__new__(ParsedKey)
-        _init(parsed, channel, frame_id, iter_id)
-        return parsed
+    if channel is None:
+        parts = key.split(";")
+        if len(parts) != 5:
+            raise InvalidArgumentError(
+                f"Invalid rendezvous key: expected 5 ';'-separated fields ({_FIELDS}), "
+                f"got {len(parts)}: '{key}'", key=key)
+    try:
+        if channel is None:
+            src, incarnation, dst, edge_name, _ = parts
+            channel = _Channel(_check_device("src_device", src),
+                               _parse_incarnation(incarnation),
+                               _check_device("dst_device", dst),
+                               _check_edge_name(edge_name))
+            if len(_CHANNELS) >= _MAX_CHANNELS:
+                _CHANNELS.clear()  # bounded, whatever keys peers send
+            _CHANNELS[key[:cut]] = channel
+        frame_id, iter_id = _parse_frame_iter(key[cut:])
+    except _FieldError as e:
+        raise InvalidArgumentError(f"Invalid rendezvous key: {e.problem}: '{key}'", key=key) from None
+    parsed = object.__new__(ParsedKey)
+    _init(parsed, channel, frame_id, iter_id)
+    return parsed
     parts = key.split(";")
     if len(parts) != 5:
         raise InvalidArgumentError(
