@@ -47,7 +47,6 @@ detected) and MAXMSGSIZE.
 import collections
 import heapq
 import itertools
-import json
 import math
 import os
 import select
@@ -783,7 +782,7 @@ class ChannelPool:
                 message = wire.decode(frames, self._max_bytes, expect=_REPLY_ONLY)
             except Exception as e:  # noqa: BLE001 - wire.decode maps every failure to a WireError
                 text = e.message if isinstance(e, errors.OpError) else f"{type(e).__name__}: {e}"
-                request_id = _best_effort_id(frames)
+                request_id = wire.best_effort_id(frames)
                 call = peer.outstanding.pop(request_id, None) if request_id else None
                 if call is not None and call.claim():
                     _deliver(call, errors.InternalError(f"Malformed reply from {peer.describe()}: {text}"), None)
@@ -966,12 +965,3 @@ def _deliver(call, error, message):
     except Exception:  # noqa: BLE001 - a callback must not kill the I/O thread
         import traceback
         traceback.print_exc()
-
-
-def _best_effort_id(frames):
-    try:
-        header = json.loads(bytes(frames[0].buffer if hasattr(frames[0], "buffer") else frames[0]))
-        request_id = header.get("id")
-        return request_id if type(request_id) is int and 0 <= request_id < (1 << 63) else 0
-    except Exception:  # noqa: BLE001 - it is malformed; this is only a hint
-        return 0

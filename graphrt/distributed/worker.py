@@ -468,8 +468,7 @@ class WorkerService:
                       f"{wire.short(e, 200)}")
             try:
                 identity = frames[0].bytes
-                from .channel import _best_effort_id
-                self._send(identity, wire.encode_reply(_best_effort_id(frames[1:]), errors.InternalError(
+                self._send(identity, wire.encode_reply(wire.best_effort_id(frames[1:]), errors.InternalError(
                     f"{self.task} failed to handle the message: {type(e).__name__}")))
             except Exception:  # noqa: BLE001 - nothing sensible to answer, or nobody to answer to
                 pass
@@ -486,8 +485,7 @@ class WorkerService:
             message = wire.decode(frames[1:], self._max_bytes, expect=wire.MESSAGE_TYPES)
         except errors.OpError as e:  # wire.decode maps every failure to a WireError
             self._bad_messages += 1
-            from .channel import _best_effort_id
-            self._send(identity, wire.encode_reply(_best_effort_id(frames[1:]), e))
+            self._send(identity, wire.encode_reply(wire.best_effort_id(frames[1:]), e))
             return
         try:
             self._handlers[message.type](identity, message)

@@ -49,19 +49,120 @@ def test_tensors_are_sent_and_received_without_copies():
     assert not got.flags.writeable
 
 
-@pytest.mark.parametrize("key", ["/job:w/replica:0/task:0/device:CPU:0;56aa789f95807323;"
-                                 "/job:w/replica:0/task:1/device:CPU:0;x:0;0:0", 'we"ird\\k\u00e9\n'])
-def test_the_hot_messages_have_the_general_encoding(key):
-    """RecvTensor requests and one-tensor replies are formatted directly: the bytes must be what the
-    general encoder writes, so a peer cannot tell them apart."""
+KEYS = ["/job:w/replica:0/task:0/device:CPU:0;56aa789f95807323;/job:w/replica:0/task:1/device:CPU:0;x:0;0:0",
+        'we"ird\\k\u00e9\n']
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_recv_tensor_request_has_its_binary_header_and_decodes_as_its_json_would(key):
     fast = wire.encode("RecvTensor", 12, {"step_id": 345, "key": key})
-    header = {"v": wire.PROTOCOL_VERSION, "type": "RecvTensor", "id": 12, "step_id": 345, "key": key}
-    assert fast == [json.dumps(header, separators=(",", ":")).encode()]
-    assert wire.decode(fast).fields == {"step_id": 345, "key": key}
-    for value in (np.float32(1.5), np.arange(6, dtype=np.int64).reshape(2, 3), np.array([b"a"], dtype=object)):
-        fast = wire.encode_reply(3, None, None, [value])
-        general = wire.encode(wire.REPLY, 3, {"error": None}, [value])
-        assert json.loads(fast[0]) == json.loads(general[0]) and bytes(fast[1]) == bytes(general[1])
+    assert fast == [bytes([wire.BINARY_RECV_TENSOR, wire.PROTOCOL_VERSION]) + (12).to_bytes(8, "little")
+                    + (345).to_bytes(8, "little") + key.encode()]
+    as_json = json.dumps({"v": wire.PROTOCOL_VERSION, "type": "RecvTensor", "id": 12, "step_id": 345,
+                          "key": key}).encode()
+    got, expected = wire.decode(fast, expect=wire.MESSAGE_TYPES), wire.decode([as_json])
+    assert (got.type, got.id, got.fields, got.values) == (expected.type, expected.id, expected.fields, [])
+    assert wire.best_effort_id(fast) == 12
+
+
+VALUES = [np.float32(1.5), np.int64(-3), np.bool_(True), np.complex128(1 - 2j), np.array(2.0),
+          np.arange(6, dtype=np.int64).reshape(2, 3), np.array([[True], [False]]), np.zeros((0, 3), np.float16),
+          np.arange(20.0).reshape(4, 5)[:, ::2], np.arange(2 ** 16, dtype=np.uint16)]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: f"{type(v).__name__}-{v.dtype}-{np.shape(v)}")
+def test_a_tensor_reply_has_its_binary_header_and_decodes_as_its_json_would(value):
+    fast = wire.encode_reply(3, None, None, [value])
+    arr = np.asarray(value)
+    dims = b"".join(d.to_bytes(8, "little") for d in arr.shape)
+    assert bytes(fast[0]) == bytes([wire.BINARY_TENSOR_REPLY, wire.PROTOCOL_VERSION]) + (3).to_bytes(8, "little") \
+        + bytes([wire.BINARY_DTYPES.index(arr.dtype.name), int(isinstance(value, np.generic)), arr.ndim]) + dims
+    general = wire.encode(wire.REPLY, 3, {"error": None}, [value])
+    assert bytes(general[0])[:1] == b"{"
+    got = wire.decode([bytes(f) for f in fast], expect={wire.REPLY})
+    expected = wire.decode([bytes(f) for f in general])
+    assert (got.type, got.id, got.fields, got.error) == (expected.type, expected.id, expected.fields, None)
+    (a,), (b,) = got.values, expected.values
+    assert type(a) is type(b) is type(value) and a.dtype == b.dtype and np.shape(a) == np.shape(b)
+    np.testing.assert_array_equal(a, value)
+
+
+@pytest.mark.parametrize("value, expected", [(np.array([b"a", b"bc"], dtype=object), [b"a", b"bc"]),
+                                             (np.str_("x"), b"x"), (wire.DEAD, wire.DEAD), (None, None),
+                                             (np.arange(3, dtype=">i4"), [0, 1, 2])])
+def test_values_without_a_binary_code_go_as_json(value, expected):
+    frames = wire.encode_reply(3, None, None, [value])
+    assert bytes(frames[0])[:1] == b"{"
+    got, = wire.decode([bytes(f) for f in frames]).values
+    assert (list(got) if isinstance(got, np.ndarray) and got.ndim else got) == expected
+
+
+def test_what_the_binary_headers_cannot_hold_goes_as_json_and_is_refused_in_its_words():
+    assert wire.encode("RecvTensor", 1, {"step_id": 1, "key": "a\ud800b"})[0][:1] == b"{"  # a lone surrogate
+    assert wire.encode_reply(1, None, None, [np.float32(1)])[0][:1] == bytes([wire.BINARY_TENSOR_REPLY])
+    too_big = wire.encode("RecvTensor", 1, {"step_id": 2 ** 63, "key": "k"})
+    with pytest.raises(wire.WireError, match="RecvTensor.step_id must be an integer"):
+        wire.decode(too_big)
+    with pytest.raises(wire.WireError, match="'id' must be an integer"):
+        wire.decode(wire.encode_reply(2 ** 63, None, None, [np.float32(1)]))
+
+
+def binary_request(version=wire.PROTOCOL_VERSION, request_id=1, step_id=1, key=b"k"):
+    return bytes([wire.BINARY_RECV_TENSOR, version]) + request_id.to_bytes(8, "little") \
+        + step_id.to_bytes(8, "little") + key
+
+
+def binary_reply(code=1, flags=0, dims=(3,), ndim=None, version=wire.PROTOCOL_VERSION, request_id=1):
+    return bytes([wire.BINARY_TENSOR_REPLY, version]) + request_id.to_bytes(8, "little") \
+        + bytes([code, flags, len(dims) if ndim is None else ndim]) + b"".join(d.to_bytes(8, "little") for d in dims)
+
+
+@pytest.mark.parametrize("frames, problem", [
+    ([b"\x03" + b"\0" * 20], "not a JSON object nor a binary header (its first byte is 3)"),
+    ([binary_request()[:17]], "RecvTensor: a binary header of 17 bytes (at least 18)"),
+    ([binary_request(version=2)], "Unsupported protocol version 2"),
+    ([binary_request(request_id=2 ** 63)], "'id' and 'step_id' must be integers in [0, 2**63)"),
+    ([binary_request(step_id=2 ** 64 - 1)], "'id' and 'step_id' must be integers in [0, 2**63)"),
+    ([binary_request(), b"x"], "describes 0 tensors but 1 payload frames follow"),
+    ([binary_request(key=b"k\xc3")], "RecvTensor.key is not valid UTF-8"),
+    ([binary_request(key=b"k" * 70000)], "RecvTensor.key must be a string of at most 65536 characters"),
+    ([binary_reply()[:12], b""], "Reply: a binary header of 12 bytes (at least 13)"),
+    ([binary_reply(request_id=2 ** 63), b"\0" * 12], "Reply: 'id' must be an integer in [0, 2**63)"),
+    ([binary_reply(dims=(1,) * 33), b"\0" * 4], "for 33 dimensions"),
+    ([binary_reply(dims=(3,), ndim=2), b"\0" * 12], "a binary tensor header of 21 bytes for 2 dimensions"),
+    ([binary_reply(code=len(wire.BINARY_DTYPES)), b"\0" * 12], f"unknown dtype code {len(wire.BINARY_DTYPES)}"),
+    ([binary_reply(flags=2), b"\0" * 12], "unknown flags 0x2"),
+    ([binary_reply()], "describes 1 tensors but 0 payload frames follow"),
+    ([binary_reply(), b"\0" * 12, b""], "describes 1 tensors but 2 payload frames follow"),
+    ([binary_reply(), b"\0" * 8], "float32[3] needs 12 bytes, the frame has 8"),
+    ([binary_reply(dims=(2 ** 64 - 1,)), b""], "bad dimension"),
+    ([binary_reply(dims=(0, 2 ** 62)), b""], "larger than the maximum message size"),
+    ([binary_reply(flags=1), b"\0" * 12], "'scalar' must be a boolean and only set for shape []"),
+    ([binary_reply(code=wire.BINARY_DTYPES.index("bool"), dims=(2,)), b"\x01\x07"], "bool tensor holds bytes"),
+])
+def test_malformed_binary_headers_are_wire_errors(frames, problem):
+    with pytest.raises(wire.WireError) as raised:
+        wire.decode(frames)
+    assert problem in raised.value.message
+    assert isinstance(raised.value, errors.InvalidArgumentError)
+
+
+def test_binary_messages_meet_the_expected_types_and_the_size_limit():
+    with pytest.raises(wire.WireError, match=r"Unexpected message type RecvTensor \(expected \['Reply'\]\)"):
+        wire.decode([binary_request()], expect={wire.REPLY})
+    with pytest.raises(wire.WireError, match=r"Unexpected message type Reply"):
+        wire.decode([binary_reply(), b"\0" * 12], expect=wire.MESSAGE_TYPES)
+    frames = wire.encode_reply(1, None, None, [np.zeros(1000, np.float32)])
+    wire.decode(frames, max_message_bytes=4100)
+    with pytest.raises(wire.WireError, match="exceeds the maximum message size of 4000 bytes"):
+        wire.decode(frames, max_message_bytes=4000)
+
+
+def test_best_effort_ids_of_malformed_messages():
+    assert wire.best_effort_id([binary_reply(request_id=77)[:10]]) == 77
+    assert wire.best_effort_id([binary_request(request_id=2 ** 63)]) == 0
+    assert wire.best_effort_id([b'{"id": 5, "v": 9}']) == 5
+    assert wire.best_effort_id([b'{"id": -5}']) == wire.best_effort_id([b"\x01\x01"]) == wire.best_effort_id([b""]) == 0
 
 
 def test_header_fields_and_errors_travel():

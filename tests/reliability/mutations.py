@@ -3,7 +3,9 @@
 Random bytes mostly die at the JSON parser; these mutations keep a message
 well-formed JSON and change one thing a decoder or handler trusts: a field's
 type or value, a tensor spec's dtype, shape or flags, a payload's length or
-bytes, the number of frames, a host value's tags and nesting.
+bytes, the number of frames, a host value's tags and nesting. A message with
+a binary header (RecvTensor, a tensor Reply) gets one of its fixed fields
+set to an edge value instead, its key's bytes mangled, or its frames changed.
 """
 import copy
 import json
@@ -47,12 +49,17 @@ def valid_messages(device, incarnation):
         wire.encode_reply(1, None, {"result": {"a": [1, 2]}, "recv_keys": [key]}, values),
         wire.encode_reply(2, wire.WireError("bad"), {}),
         wire.encode_reply(3, None, None, [np.arange(1000, dtype=np.float32)]),
+        wire.encode_reply(4, None, None, [np.float64(2.5)]),
+        wire.encode_reply(5, None, None, [np.array([[True], [False]])]),
+        wire.encode_reply(6, None, None, [np.zeros((0, 4), np.int16)]),
     ]
     return [[bytes(f) for f in m] for m in requests], [[bytes(f) for f in m] for m in replies]
 
 
 def mutate(rng, frames):
     frames = list(frames)
+    if frames[0][:1] != b"{":
+        return mutate_binary(rng, frames)
     header = json.loads(frames[0])
     kind = rng.randrange(10)
     if kind == 0:    # a field's value replaced by junk of any type
@@ -120,6 +127,48 @@ def mutate(rng, frames):
     else:            # the id or version
         header[rng.choice(["id", "v"])] = rng.choice(JUNK + [2, 99, 2 ** 62])
     return [json.dumps(header).encode()] + frames[1:]
+
+
+# (offset, size) of the fixed fields after the kind byte: version, id, then step_id (RecvTensor) or
+# dtype code, flags, ndim (a tensor Reply, whose dims follow from offset 13).
+_BINARY_FIELDS = {wire.BINARY_RECV_TENSOR: [(1, 1), (2, 8), (10, 8)],
+                  wire.BINARY_TENSOR_REPLY: [(1, 1), (2, 8), (10, 1), (11, 1), (12, 1)]}
+_EDGES = [0, 1, 2, 3, 13, 14, 32, 33, 255, 2 ** 31, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1]
+
+
+def mutate_binary(rng, frames):
+    """One change to a message with a binary header (see the module doc)."""
+    header = bytearray(frames[0])
+    if not header:  # an earlier mutation emptied it
+        return [rng.randbytes(rng.randrange(1, 30))] + frames[1:]
+    kind = rng.randrange(5)
+    fields = _BINARY_FIELDS.get(header[0])
+    if kind == 0 and fields:  # a fixed field set to an edge value
+        offset, size = rng.choice(fields)
+        if offset + size <= len(header):
+            header[offset:offset + size] = (rng.choice(_EDGES) % (1 << (8 * size))).to_bytes(size, "little")
+    elif kind == 1 and header[0] == wire.BINARY_TENSOR_REPLY and len(header) > 13:  # a dim changed
+        at = 13 + 8 * rng.randrange((len(header) - 13) // 8 or 1)
+        header[at:at + 8] = rng.choice(_EDGES).to_bytes(8, "little")
+    elif kind == 2:  # the header truncated, extended or its tail mangled (a key's UTF-8)
+        how = rng.randrange(3)
+        if how == 0:
+            header = header[:rng.randrange(len(header))]
+        elif how == 1:
+            header += rng.randbytes(rng.randrange(1, 17))
+        else:
+            header[rng.randrange(len(header) // 2, len(header))] = rng.choice([0x80, 0xC3, 0xFF, 0x00])
+    elif kind == 3 and len(frames) > 1:  # the payload truncated or extended
+        data = bytes(frames[1])
+        frames[1] = data[:rng.randrange(len(data) + 1)] if rng.random() < 0.5 else data + rng.randbytes(4)
+    else:  # frames dropped or added, or the kind byte changed
+        if rng.random() < 0.3:
+            header[0] = rng.choice([0, 3, 0x7A, 0xFF, wire.BINARY_RECV_TENSOR, wire.BINARY_TENSOR_REPLY])
+        elif len(frames) > 1 and rng.random() < 0.5:
+            frames.pop(rng.randrange(1, len(frames)))
+        else:
+            frames.append(rng.randbytes(rng.randrange(0, 40)))
+    return [bytes(header)] + frames[1:]
 
 
 def _junk_host_value(rng, depth):
