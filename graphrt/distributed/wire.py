@@ -42,10 +42,12 @@ after a wait and the binary one 5 (all integers little-endian)::
     tensor Reply u8 kind = 2, u8 version, u64 id, u8 dtype code
                  (BINARY_DTYPES), u8 flags (1: scalar), u8 ndim,
                  ndim x u64 dims; one payload frame, as a tensor spec's
+    empty Reply  u8 kind = 3, u8 version, u64 id; no payload (a success
+                 with nothing to return: a task's RunGraph that only sends)
 
-Both decode to the same Message as their JSON forms and pass the same
+They decode to the same Message as their JSON forms and pass the same
 checks (a binary tensor reply is an error-free Reply of one numeric or bool
-tensor; strings, dead values, errors and host values stay JSON).
+tensor; strings, dead values, errors, fields and host values stay JSON).
 
 Decoding never unpickles and never trusts a field: the version, type and
 every field are checked against the schema, dtypes come from an allow-list,
@@ -98,6 +100,8 @@ _NAME_OF[np.dtype(np.bool_)] = "bool"
 
 BINARY_RECV_TENSOR = 1
 BINARY_TENSOR_REPLY = 2
+BINARY_EMPTY_REPLY = 3
+_BINARY_KINDS = (BINARY_RECV_TENSOR, BINARY_TENSOR_REPLY, BINARY_EMPTY_REPLY)
 # A code is an index here: the list only ever grows at its end.
 BINARY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
                  "uint32", "uint64", "complex64", "complex128", "bool")
@@ -106,6 +110,7 @@ _RECV_TENSOR = struct.Struct("<BBQQ")
 # One struct per rank: the fixed part, then the dims.
 _TENSOR_REPLY = [struct.Struct(f"<BBQBBB{n}Q") for n in range(MAX_NDIMS + 1)]
 _TENSOR_REPLY_FIXED = _TENSOR_REPLY[0].size
+_EMPTY_REPLY = struct.Struct("<BBQ")
 
 
 # -- schemas ------------------------------------------------------------------------------
@@ -192,8 +197,11 @@ def encode(msg_type, request_id=0, fields=None, values=()):
 
 def encode_reply(request_id, error=None, fields=None, values=()):
     """A reply; `error` is an exception (OpError or other) or None."""
-    if error is None and not fields and len(values) == 1 and 0 <= request_id < _U63:
-        # The RecvTensor answer, on every cross-process edge: the binary header.
+    if error is None and not fields and len(values) <= 1 and 0 <= request_id < _U63:
+        # The RecvTensor answer, on every cross-process edge, and a RunGraph's with nothing to return:
+        # the binary headers.
+        if not values:
+            return [_EMPTY_REPLY.pack(BINARY_EMPTY_REPLY, PROTOCOL_VERSION, request_id)]
         value = values[0]
         if type(value) is np.ndarray:
             frames = _binary_tensor_reply(request_id, value, 0)
@@ -375,6 +383,8 @@ def _decode_binary(buffers, limit, expect, total):
         msg_type, fixed = "RecvTensor", _RECV_TENSOR.size
     elif kind == BINARY_TENSOR_REPLY:
         msg_type, fixed = REPLY, _TENSOR_REPLY_FIXED
+    elif kind == BINARY_EMPTY_REPLY:
+        msg_type, fixed = REPLY, _EMPTY_REPLY.size
     else:
         raise WireError(f"The header frame is not a JSON object nor a binary header (its first byte is {kind})")
     if head.nbytes < fixed:
@@ -395,6 +405,15 @@ def _decode_binary(buffers, limit, expect, total):
         if len(key) > _MAX_STR:
             raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
         return Message(msg_type, request_id, {"step_id": step_id, "key": key}, [], total)
+    if kind == BINARY_EMPTY_REPLY:
+        _, version, request_id = _EMPTY_REPLY.unpack_from(head)
+        _check_version(version)
+        if request_id >= _U63:
+            raise WireError("Reply: 'id' must be an integer in [0, 2**63)")
+        if head.nbytes != fixed or len(buffers) != 1:
+            raise WireError(f"Reply: an empty reply's binary header is {fixed} bytes with no payload frames "
+                            f"(got {head.nbytes} bytes and {len(buffers) - 1} frames)")
+        return Message(msg_type, request_id, {"error": None}, [], total)
     _, version, request_id, code, flags, ndim = _TENSOR_REPLY[0].unpack_from(head)
     _check_version(version)
     if request_id >= _U63:
@@ -420,7 +439,7 @@ def best_effort_id(frames):
     reaches the call that waits for it. Only a hint; nothing else is read from the message."""
     try:
         buf = _buffer(frames[0])
-        if buf.nbytes >= 10 and buf[0] in (BINARY_RECV_TENSOR, BINARY_TENSOR_REPLY):
+        if buf.nbytes >= 10 and buf[0] in _BINARY_KINDS:
             request_id = int.from_bytes(buf[2:10], "little")
         else:
             request_id = json.loads(bytes(buf)).get("id")

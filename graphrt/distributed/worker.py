@@ -729,9 +729,11 @@ class WorkerService:
         # Replied only once the step is no longer running here (a status request that follows sees it).
         if error is not None:
             reply = (pending.identity, pending.request_id, error, None, ())
-        else:
+        elif pending.recv_keys or result:
             reply = (pending.identity, pending.request_id, None, {"recv_keys": pending.recv_keys, "result": result},
                      values)
+        else:  # a task that only sends: the empty reply, whose header is binary (the master reads no fields)
+            reply = (pending.identity, pending.request_id, None, None, ())
         if threading.get_ident() == self._loop_ident:
             # An inline step, finished on the serving loop: the RecvTensor requests that came in meanwhile
             # are answered first. Other tasks' steps wait on those tensors; the master waits for

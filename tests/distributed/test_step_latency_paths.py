@@ -132,11 +132,18 @@ def _inline_remote_step():
     stop_serving_in_process(remote)
     events = []
     send = remote._send
+    run_graph = remote._handlers["RunGraph"]
+    run_graph_ids = set()
+
+    def recording_run_graph(identity, message):
+        run_graph_ids.add(message.id)
+        run_graph(identity, message)
 
     def recording_send(identity, frames):
         header = wire.decode(frames, expect=frozenset({wire.REPLY}))
-        events.append("RunGraph reply" if "recv_keys" in header.fields else "tensor" if header.values else "other")
+        events.append("RunGraph reply" if header.id in run_graph_ids else "tensor" if header.values else "other")
         send(identity, frames)
+    remote._handlers["RunGraph"] = recording_run_graph
     remote._send = recording_send
     try:
         with tf.Graph().as_default():
@@ -168,6 +175,29 @@ def test_a_serving_loop_answers_waiting_tensors_before_its_inline_run_graph_repl
         runner.join(30)
         assert got == [7.0]
     assert replies[:2] == ["tensor", "RunGraph reply"]
+
+
+def test_the_data_plane_replies_of_a_step_have_binary_headers():
+    """Task 1 sends the tensor (a binary tensor reply) and fetches nothing, so its RunGraph is
+    answered with the binary empty reply; a traced step's reply carries its stats, as JSON."""
+    with _inline_remote_step() as (remote, sess, y, events):
+        kinds = []
+        send = remote._send
+
+        def kind_of_each_reply(identity, frames):
+            kinds.append(bytes(frames[0][:1]))
+            send(identity, frames)
+        remote._send = kind_of_each_reply
+        assert sess.run(y) == 7.0
+        assert sorted(zip(events[-2:], kinds)) == [("RunGraph reply", bytes([wire.BINARY_EMPTY_REPLY])),
+                                                   ("tensor", bytes([wire.BINARY_TENSOR_REPLY]))]
+        del kinds[:]
+        metadata = tf.RunMetadata()
+        assert sess.run(y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=metadata) == 7.0
+        assert sorted(zip(events[-2:], kinds)) == [("RunGraph reply", b"{"),
+                                                   ("tensor", bytes([wire.BINARY_TENSOR_REPLY]))]
+        assert any("task:1" in d.device for d in metadata.step_stats.dev_stats)
 
 
 def test_a_serving_loop_does_its_bookkeeping_after_an_inline_steps_replies(monkeypatch):

@@ -87,6 +87,19 @@ def test_a_tensor_reply_has_its_binary_header_and_decodes_as_its_json_would(valu
     np.testing.assert_array_equal(a, value)
 
 
+def test_an_empty_success_reply_has_its_binary_header_and_decodes_as_its_json_would():
+    fast = wire.encode_reply(21)
+    assert fast == [binary_empty(request_id=21)]
+    got = wire.decode(fast, expect={wire.REPLY})
+    expected = wire.decode(wire.encode(wire.REPLY, 21, {"error": None}))
+    assert (got.type, got.id, got.fields, got.values, got.error) == \
+        (expected.type, expected.id, expected.fields, [], None) == (wire.REPLY, 21, {"error": None}, [], None)
+    assert wire.best_effort_id(fast) == 21
+    # With fields or an error it is JSON.
+    assert bytes(wire.encode_reply(21, None, {"result": {"a": 1}})[0])[:1] == b"{"
+    assert wire.decode(wire.encode_reply(21, wire.WireError("bad"))).error.message == "bad"
+
+
 @pytest.mark.parametrize("value, expected", [(np.array([b"a", b"bc"], dtype=object), [b"a", b"bc"]),
                                              (np.str_("x"), b"x"), (wire.DEAD, wire.DEAD), (None, None),
                                              (np.arange(3, dtype=">i4"), [0, 1, 2])])
@@ -112,13 +125,22 @@ def binary_request(version=wire.PROTOCOL_VERSION, request_id=1, step_id=1, key=b
         + step_id.to_bytes(8, "little") + key
 
 
+def binary_empty(version=wire.PROTOCOL_VERSION, request_id=1):
+    return bytes([wire.BINARY_EMPTY_REPLY, version]) + request_id.to_bytes(8, "little")
+
+
 def binary_reply(code=1, flags=0, dims=(3,), ndim=None, version=wire.PROTOCOL_VERSION, request_id=1):
     return bytes([wire.BINARY_TENSOR_REPLY, version]) + request_id.to_bytes(8, "little") \
         + bytes([code, flags, len(dims) if ndim is None else ndim]) + b"".join(d.to_bytes(8, "little") for d in dims)
 
 
 @pytest.mark.parametrize("frames, problem", [
-    ([b"\x03" + b"\0" * 20], "not a JSON object nor a binary header (its first byte is 3)"),
+    ([b"\x04" + b"\0" * 20], "not a JSON object nor a binary header (its first byte is 4)"),
+    ([binary_empty()[:9]], "Reply: a binary header of 9 bytes (at least 10)"),
+    ([binary_empty() + b"\0"], "an empty reply's binary header is 10 bytes with no payload frames (got 11 bytes"),
+    ([binary_empty(), b""], "(got 10 bytes and 1 frames)"),
+    ([binary_empty(version=0)], "Unsupported protocol version 0"),
+    ([binary_empty(request_id=2 ** 64 - 1)], "Reply: 'id' must be an integer in [0, 2**63)"),
     ([binary_request()[:17]], "RecvTensor: a binary header of 17 bytes (at least 18)"),
     ([binary_request(version=2)], "Unsupported protocol version 2"),
     ([binary_request(request_id=2 ** 63)], "'id' and 'step_id' must be integers in [0, 2**63)"),

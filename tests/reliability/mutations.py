@@ -4,7 +4,7 @@ Random bytes mostly die at the JSON parser; these mutations keep a message
 well-formed JSON and change one thing a decoder or handler trusts: a field's
 type or value, a tensor spec's dtype, shape or flags, a payload's length or
 bytes, the number of frames, a host value's tags and nesting. A message with
-a binary header (RecvTensor, a tensor Reply) gets one of its fixed fields
+a binary header (RecvTensor, a tensor or an empty Reply) gets one of its fixed fields
 set to an edge value instead, its key's bytes mangled, or its frames changed.
 """
 import copy
@@ -52,6 +52,7 @@ def valid_messages(device, incarnation):
         wire.encode_reply(4, None, None, [np.float64(2.5)]),
         wire.encode_reply(5, None, None, [np.array([[True], [False]])]),
         wire.encode_reply(6, None, None, [np.zeros((0, 4), np.int16)]),
+        wire.encode_reply(7),
     ]
     return [[bytes(f) for f in m] for m in requests], [[bytes(f) for f in m] for m in replies]
 
@@ -132,7 +133,8 @@ def mutate(rng, frames):
 # (offset, size) of the fixed fields after the kind byte: version, id, then step_id (RecvTensor) or
 # dtype code, flags, ndim (a tensor Reply, whose dims follow from offset 13).
 _BINARY_FIELDS = {wire.BINARY_RECV_TENSOR: [(1, 1), (2, 8), (10, 8)],
-                  wire.BINARY_TENSOR_REPLY: [(1, 1), (2, 8), (10, 1), (11, 1), (12, 1)]}
+                  wire.BINARY_TENSOR_REPLY: [(1, 1), (2, 8), (10, 1), (11, 1), (12, 1)],
+                  wire.BINARY_EMPTY_REPLY: [(1, 1), (2, 8)]}
 _EDGES = [0, 1, 2, 3, 13, 14, 32, 33, 255, 2 ** 31, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1]
 
 
@@ -163,7 +165,7 @@ def mutate_binary(rng, frames):
         frames[1] = data[:rng.randrange(len(data) + 1)] if rng.random() < 0.5 else data + rng.randbytes(4)
     else:  # frames dropped or added, or the kind byte changed
         if rng.random() < 0.3:
-            header[0] = rng.choice([0, 3, 0x7A, 0xFF, wire.BINARY_RECV_TENSOR, wire.BINARY_TENSOR_REPLY])
+            header[0] = rng.choice([0, 4, 0x7A, 0xFF, *wire._BINARY_KINDS])
         elif len(frames) > 1 and rng.random() < 0.5:
             frames.pop(rng.randrange(1, len(frames)))
         else:
