@@ -101,7 +101,6 @@ _NAME_OF[np.dtype(np.bool_)] = "bool"
 BINARY_RECV_TENSOR = 1
 BINARY_TENSOR_REPLY = 2
 BINARY_EMPTY_REPLY = 3
-_BINARY_KINDS = (BINARY_RECV_TENSOR, BINARY_TENSOR_REPLY, BINARY_EMPTY_REPLY)
 # A code is an index here: the list only ever grows at its end.
 BINARY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
                  "uint32", "uint64", "complex64", "complex128", "bool")
@@ -379,45 +378,36 @@ def _buffer(frame):
 def _decode_binary(buffers, limit, expect, total):
     head = buffers[0]
     kind = head[0]
-    if kind == BINARY_RECV_TENSOR:
-        msg_type, fixed = "RecvTensor", _RECV_TENSOR.size
-    elif kind == BINARY_TENSOR_REPLY:
-        msg_type, fixed = REPLY, _TENSOR_REPLY_FIXED
-    elif kind == BINARY_EMPTY_REPLY:
-        msg_type, fixed = REPLY, _EMPTY_REPLY.size
-    else:
+    layout = _BINARY_LAYOUTS.get(kind)
+    if layout is None:
         raise WireError(f"The header frame is not a JSON object nor a binary header (its first byte is {kind})")
+    msg_type, fixed, read = layout
     if head.nbytes < fixed:
         raise WireError(f"{msg_type}: a binary header of {head.nbytes} bytes (at least {fixed})")
     if expect is not None and msg_type not in expect:
         raise WireError(f"Unexpected message type {msg_type} (expected {sorted(expect)})")
-    if kind == BINARY_RECV_TENSOR:
-        _, version, request_id, step_id = _RECV_TENSOR.unpack_from(head)
-        _check_version(version)
-        if request_id >= _U63 or step_id >= _U63:
-            raise WireError("RecvTensor: 'id' and 'step_id' must be integers in [0, 2**63)")
-        if len(buffers) != 1:
-            raise WireError(f"RecvTensor: header describes 0 tensors but {len(buffers) - 1} payload frames follow")
-        try:
-            key = str(head[fixed:], "utf-8")
-        except UnicodeDecodeError:
-            raise WireError("RecvTensor.key is not valid UTF-8") from None
-        if len(key) > _MAX_STR:
-            raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
-        return Message(msg_type, request_id, {"step_id": step_id, "key": key}, [], total)
-    if kind == BINARY_EMPTY_REPLY:
-        _, version, request_id = _EMPTY_REPLY.unpack_from(head)
-        _check_version(version)
-        if request_id >= _U63:
-            raise WireError("Reply: 'id' must be an integer in [0, 2**63)")
-        if head.nbytes != fixed or len(buffers) != 1:
-            raise WireError(f"Reply: an empty reply's binary header is {fixed} bytes with no payload frames "
-                            f"(got {head.nbytes} bytes and {len(buffers) - 1} frames)")
-        return Message(msg_type, request_id, {"error": None}, [], total)
-    _, version, request_id, code, flags, ndim = _TENSOR_REPLY[0].unpack_from(head)
+    return read(head, buffers, limit, total)
+
+
+def _read_recv_tensor(head, buffers, limit, total):
+    _, version, request_id, step_id = _RECV_TENSOR.unpack_from(head)
     _check_version(version)
-    if request_id >= _U63:
-        raise WireError("Reply: 'id' must be an integer in [0, 2**63)")
+    if request_id >= _U63 or step_id >= _U63:
+        raise WireError("RecvTensor: 'id' and 'step_id' must be integers in [0, 2**63)")
+    if len(buffers) != 1:
+        raise WireError(f"RecvTensor: header describes 0 tensors but {len(buffers) - 1} payload frames follow")
+    try:
+        key = str(head[_RECV_TENSOR.size:], "utf-8")
+    except UnicodeDecodeError:
+        raise WireError("RecvTensor.key is not valid UTF-8") from None
+    if len(key) > _MAX_STR:
+        raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
+    return Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, [], total)
+
+
+def _read_tensor_reply(head, buffers, limit, total):
+    _, version, request_id, code, flags, ndim = _TENSOR_REPLY[0].unpack_from(head)
+    _check_reply_id(version, request_id)
     if ndim > MAX_NDIMS or head.nbytes != _TENSOR_REPLY[ndim].size:
         raise WireError(f"Reply: a binary tensor header of {head.nbytes} bytes for {ndim} dimensions "
                         f"(at most {MAX_NDIMS}, 8 bytes each after {_TENSOR_REPLY_FIXED})")
@@ -431,7 +421,28 @@ def _decode_binary(buffers, limit, expect, total):
     if flags:
         spec["scalar"] = True
     # The same checks and the same value as the JSON spec would give.
-    return Message(msg_type, request_id, {"error": None}, [decode_value(spec, buffers[1], 0, limit)], total)
+    return Message(REPLY, request_id, {"error": None}, [decode_value(spec, buffers[1], 0, limit)], total)
+
+
+def _read_empty_reply(head, buffers, limit, total):
+    _, version, request_id = _EMPTY_REPLY.unpack_from(head)
+    _check_reply_id(version, request_id)
+    if head.nbytes != _EMPTY_REPLY.size or len(buffers) != 1:
+        raise WireError(f"Reply: an empty reply's binary header is {_EMPTY_REPLY.size} bytes with no payload "
+                        f"frames (got {head.nbytes} bytes and {len(buffers) - 1} frames)")
+    return Message(REPLY, request_id, {"error": None}, [], total)
+
+
+def _check_reply_id(version, request_id):
+    _check_version(version)
+    if request_id >= _U63:
+        raise WireError("Reply: 'id' must be an integer in [0, 2**63)")
+
+
+# kind byte -> (message type, fixed header bytes, reader)
+_BINARY_LAYOUTS = {BINARY_RECV_TENSOR: ("RecvTensor", _RECV_TENSOR.size, _read_recv_tensor),
+                   BINARY_TENSOR_REPLY: (REPLY, _TENSOR_REPLY_FIXED, _read_tensor_reply),
+                   BINARY_EMPTY_REPLY: (REPLY, _EMPTY_REPLY.size, _read_empty_reply)}
 
 
 def best_effort_id(frames):
@@ -439,7 +450,7 @@ def best_effort_id(frames):
     reaches the call that waits for it. Only a hint; nothing else is read from the message."""
     try:
         buf = _buffer(frames[0])
-        if buf.nbytes >= 10 and buf[0] in _BINARY_KINDS:
+        if buf.nbytes >= 10 and buf[0] in _BINARY_LAYOUTS:
             request_id = int.from_bytes(buf[2:10], "little")
         else:
             request_id = json.loads(bytes(buf)).get("id")

@@ -165,7 +165,7 @@ def mutate_binary(rng, frames):
         frames[1] = data[:rng.randrange(len(data) + 1)] if rng.random() < 0.5 else data + rng.randbytes(4)
     else:  # frames dropped or added, or the kind byte changed
         if rng.random() < 0.3:
-            header[0] = rng.choice([0, 4, 0x7A, 0xFF, *wire._BINARY_KINDS])
+            header[0] = rng.choice([0, 4, 0x7A, 0xFF, wire.BINARY_RECV_TENSOR, wire.BINARY_TENSOR_REPLY, wire.BINARY_EMPTY_REPLY])
         elif len(frames) > 1 and rng.random() < 0.5:
             frames.pop(rng.randrange(1, len(frames)))
         else:
