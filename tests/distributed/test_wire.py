@@ -56,7 +56,7 @@ KEYS = ["/job:w/replica:0/task:0/device:CPU:0;56aa789f95807323;/job:w/replica:0/
 @pytest.mark.parametrize("key", KEYS)
 def test_a_recv_tensor_request_has_its_binary_header_and_decodes_as_its_json_would(key):
     fast = wire.encode("RecvTensor", 12, {"step_id": 345, "key": key})
-    assert fast == [bytes([wire.BINARY_RECV_TENSOR, wire.PROTOCOL_VERSION]) + (12).to_bytes(8, "little")
+    assert fast == [bytes([wire.BINARY_RECV_TENSOR, wire.PROTOCOL_VERSION]) + bytes(6) + (12).to_bytes(8, "little")
                     + (345).to_bytes(8, "little") + key.encode()]
     as_json = json.dumps({"v": wire.PROTOCOL_VERSION, "type": "RecvTensor", "id": 12, "step_id": 345,
                           "key": key}).encode()
@@ -75,8 +75,9 @@ def test_a_tensor_reply_has_its_binary_header_and_decodes_as_its_json_would(valu
     fast = wire.encode_reply(3, None, None, [value])
     arr = np.asarray(value)
     dims = b"".join(d.to_bytes(8, "little") for d in arr.shape)
-    assert bytes(fast[0]) == bytes([wire.BINARY_TENSOR_REPLY, wire.PROTOCOL_VERSION]) + (3).to_bytes(8, "little") \
-        + bytes([wire.BINARY_DTYPES.index(arr.dtype.name), int(isinstance(value, np.generic)), arr.ndim]) + dims
+    assert bytes(fast[0]) == bytes([wire.BINARY_TENSOR_REPLY, wire.PROTOCOL_VERSION,
+                                    wire.BINARY_DTYPES.index(arr.dtype.name), int(isinstance(value, np.generic)),
+                                    arr.ndim, 0, 0, 0]) + (3).to_bytes(8, "little") + dims
     general = wire.encode(wire.REPLY, 3, {"error": None}, [value])
     assert bytes(general[0])[:1] == b"{"
     got = wire.decode([bytes(f) for f in fast], expect={wire.REPLY})
@@ -120,38 +121,42 @@ def test_what_the_binary_headers_cannot_hold_goes_as_json_and_is_refused_in_its_
         wire.decode(wire.encode_reply(2 ** 63, None, None, [np.float32(1)]))
 
 
-def binary_request(version=wire.PROTOCOL_VERSION, request_id=1, step_id=1, key=b"k"):
-    return bytes([wire.BINARY_RECV_TENSOR, version]) + request_id.to_bytes(8, "little") \
+def binary_request(version=wire.PROTOCOL_VERSION, request_id=1, step_id=1, key=b"k", padding=bytes(6)):
+    return bytes([wire.BINARY_RECV_TENSOR, version]) + padding + request_id.to_bytes(8, "little") \
         + step_id.to_bytes(8, "little") + key
 
 
-def binary_empty(version=wire.PROTOCOL_VERSION, request_id=1):
-    return bytes([wire.BINARY_EMPTY_REPLY, version]) + request_id.to_bytes(8, "little")
+def binary_empty(version=wire.PROTOCOL_VERSION, request_id=1, padding=bytes(6)):
+    return bytes([wire.BINARY_EMPTY_REPLY, version]) + padding + request_id.to_bytes(8, "little")
 
 
-def binary_reply(code=1, flags=0, dims=(3,), ndim=None, version=wire.PROTOCOL_VERSION, request_id=1):
-    return bytes([wire.BINARY_TENSOR_REPLY, version]) + request_id.to_bytes(8, "little") \
-        + bytes([code, flags, len(dims) if ndim is None else ndim]) + b"".join(d.to_bytes(8, "little") for d in dims)
+def binary_reply(code=1, flags=0, dims=(3,), ndim=None, version=wire.PROTOCOL_VERSION, request_id=1,
+                 padding=bytes(3)):
+    return bytes([wire.BINARY_TENSOR_REPLY, version, code, flags, len(dims) if ndim is None else ndim]) + padding \
+        + request_id.to_bytes(8, "little") + b"".join(d.to_bytes(8, "little") for d in dims)
 
 
 @pytest.mark.parametrize("frames, problem", [
     ([b"\x04" + b"\0" * 20], "not a JSON object nor a binary header (its first byte is 4)"),
-    ([binary_empty()[:9]], "Reply: a binary header of 9 bytes (at least 10)"),
-    ([binary_empty() + b"\0"], "an empty reply's binary header is 10 bytes with no payload frames (got 11 bytes"),
-    ([binary_empty(), b""], "(got 10 bytes and 1 frames)"),
+    ([binary_empty()[:15]], "Reply: a binary header of 15 bytes (at least 16)"),
+    ([binary_empty() + b"\0"], "an empty reply's binary header is 16 bytes with no payload frames (got 17 bytes"),
+    ([binary_empty(), b""], "(got 16 bytes and 1 frames)"),
+    ([binary_empty(padding=b"\0\0\0\0\0\1")], "Reply: a binary header's padding bytes must be zero"),
+    ([binary_request(padding=b"\1" + bytes(5))], "RecvTensor: a binary header's padding bytes must be zero"),
+    ([binary_reply(padding=b"\0\0\7"), b"\0" * 12], "Reply: a binary header's padding bytes must be zero"),
     ([binary_empty(version=0)], "Unsupported protocol version 0"),
     ([binary_empty(request_id=2 ** 64 - 1)], "Reply: 'id' must be an integer in [0, 2**63)"),
-    ([binary_request()[:17]], "RecvTensor: a binary header of 17 bytes (at least 18)"),
+    ([binary_request()[:23]], "RecvTensor: a binary header of 23 bytes (at least 24)"),
     ([binary_request(version=2)], "Unsupported protocol version 2"),
     ([binary_request(request_id=2 ** 63)], "'id' and 'step_id' must be integers in [0, 2**63)"),
     ([binary_request(step_id=2 ** 64 - 1)], "'id' and 'step_id' must be integers in [0, 2**63)"),
     ([binary_request(), b"x"], "describes 0 tensors but 1 payload frames follow"),
     ([binary_request(key=b"k\xc3")], "RecvTensor.key is not valid UTF-8"),
     ([binary_request(key=b"k" * 70000)], "RecvTensor.key must be a string of at most 65536 characters"),
-    ([binary_reply()[:12], b""], "Reply: a binary header of 12 bytes (at least 13)"),
+    ([binary_reply()[:15], b""], "Reply: a binary header of 15 bytes (at least 16)"),
     ([binary_reply(request_id=2 ** 63), b"\0" * 12], "Reply: 'id' must be an integer in [0, 2**63)"),
     ([binary_reply(dims=(1,) * 33), b"\0" * 4], "for 33 dimensions"),
-    ([binary_reply(dims=(3,), ndim=2), b"\0" * 12], "a binary tensor header of 21 bytes for 2 dimensions"),
+    ([binary_reply(dims=(3,), ndim=2), b"\0" * 12], "a binary tensor header of 24 bytes for 2 dimensions"),
     ([binary_reply(code=len(wire.BINARY_DTYPES)), b"\0" * 12], f"unknown dtype code {len(wire.BINARY_DTYPES)}"),
     ([binary_reply(flags=2), b"\0" * 12], "unknown flags 0x2"),
     ([binary_reply()], "describes 1 tensors but 0 payload frames follow"),
@@ -181,7 +186,7 @@ def test_binary_messages_meet_the_expected_types_and_the_size_limit():
 
 
 def test_best_effort_ids_of_malformed_messages():
-    assert wire.best_effort_id([binary_reply(request_id=77)[:10]]) == 77
+    assert wire.best_effort_id([binary_reply(request_id=77)[:16]]) == 77
     assert wire.best_effort_id([binary_request(request_id=2 ** 63)]) == 0
     assert wire.best_effort_id([b'{"id": 5, "v": 9}']) == 5
     assert wire.best_effort_id([b'{"id": -5}']) == wire.best_effort_id([b"\x01\x01"]) == wire.best_effort_id([b""]) == 0

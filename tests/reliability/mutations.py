@@ -130,11 +130,11 @@ def mutate(rng, frames):
     return [json.dumps(header).encode()] + frames[1:]
 
 
-# (offset, size) of the fixed fields after the kind byte: version, id, then step_id (RecvTensor) or
-# dtype code, flags, ndim (a tensor Reply, whose dims follow from offset 13).
-_BINARY_FIELDS = {wire.BINARY_RECV_TENSOR: [(1, 1), (2, 8), (10, 8)],
-                  wire.BINARY_TENSOR_REPLY: [(1, 1), (2, 8), (10, 1), (11, 1), (12, 1)],
-                  wire.BINARY_EMPTY_REPLY: [(1, 1), (2, 8)]}
+# (offset, size) of the fixed fields after the kind byte: version, the padding and the id, then step_id
+# (RecvTensor) or dtype code, flags and ndim (a tensor Reply, whose dims follow from offset 16).
+_BINARY_FIELDS = {wire.BINARY_RECV_TENSOR: [(1, 1), (2, 6), (8, 8), (16, 8)],
+                  wire.BINARY_TENSOR_REPLY: [(1, 1), (2, 1), (3, 1), (4, 1), (5, 3), (8, 8)],
+                  wire.BINARY_EMPTY_REPLY: [(1, 1), (2, 6), (8, 8)]}
 _EDGES = [0, 1, 2, 3, 13, 14, 32, 33, 255, 2 ** 31, 2 ** 62, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1]
 
 
@@ -149,8 +149,8 @@ def mutate_binary(rng, frames):
         offset, size = rng.choice(fields)
         if offset + size <= len(header):
             header[offset:offset + size] = (rng.choice(_EDGES) % (1 << (8 * size))).to_bytes(size, "little")
-    elif kind == 1 and header[0] == wire.BINARY_TENSOR_REPLY and len(header) > 13:  # a dim changed
-        at = 13 + 8 * rng.randrange((len(header) - 13) // 8 or 1)
+    elif kind == 1 and header[0] == wire.BINARY_TENSOR_REPLY and len(header) > 16:  # a dim changed
+        at = 16 + 8 * rng.randrange((len(header) - 16) // 8 or 1)
         header[at:at + 8] = rng.choice(_EDGES).to_bytes(8, "little")
     elif kind == 2:  # the header truncated, extended or its tail mangled (a key's UTF-8)
         how = rng.randrange(3)
