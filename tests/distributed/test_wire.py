@@ -136,7 +136,7 @@ def binary_reply(code=1, flags=0, dims=(3,), ndim=None, version=wire.PROTOCOL_VE
         + request_id.to_bytes(8, "little") + b"".join(d.to_bytes(8, "little") for d in dims)
 
 
-@pytest.mark.parametrize("frames, problem", [
+MALFORMED_BINARY = [
     ([b"\x04" + b"\0" * 20], "not a JSON object nor a binary header (its first byte is 4)"),
     ([binary_empty()[:15]], "Reply: a binary header of 15 bytes (at least 16)"),
     ([binary_empty() + b"\0"], "an empty reply's binary header is 16 bytes with no payload frames (got 17 bytes"),
@@ -166,12 +166,7 @@ def binary_reply(code=1, flags=0, dims=(3,), ndim=None, version=wire.PROTOCOL_VE
     ([binary_reply(dims=(0, 2 ** 62)), b""], "larger than the maximum message size"),
     ([binary_reply(flags=1), b"\0" * 12], "'scalar' must be a boolean and only set for shape []"),
     ([binary_reply(code=wire.BINARY_DTYPES.index("bool"), dims=(2,)), b"\x01\x07"], "bool tensor holds bytes"),
-])
-def test_malformed_binary_headers_are_wire_errors(frames, problem):
-    with pytest.raises(wire.WireError) as raised:
-        wire.decode(frames)
-    assert problem in raised.value.message
-    assert isinstance(raised.value, errors.InvalidArgumentError)
+]
 
 
 def test_binary_messages_meet_the_expected_types_and_the_size_limit():
@@ -208,7 +203,7 @@ def header(**fields):
     return json.dumps({k: v for k, v in base.items() if v is not ...}).encode()
 
 
-@pytest.mark.parametrize("frames, problem", [
+MALFORMED_JSON = [
     ([b""], "Empty header"),
     ([b"\x00\x01"], "not a JSON object"),
     ([b"{nope"], "not valid JSON"),
@@ -234,7 +229,10 @@ def header(**fields):
     ([header(tensors=[{"py": {"code": "os.system"}}]), b""], "Unknown host value tag"),
     ([header(tensors=[{"py": {"bytes": "!!"}}]), b""], "base64"),
     ([header(tensors=[{"dtype": "float32", "shape": [1], "pickle": 1}]), b"\0" * 4], "unknown field 'pickle'"),
-])
+]
+
+
+@pytest.mark.parametrize("frames, problem", MALFORMED_JSON + MALFORMED_BINARY)
 def test_malformed_messages_are_wire_errors(frames, problem):
     with pytest.raises(wire.WireError) as raised:
         wire.decode(frames)
