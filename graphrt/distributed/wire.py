@@ -406,6 +406,8 @@ def _read_recv_tensor(head, buffers, limit, total):
         raise WireError("RecvTensor: 'id' and 'step_id' must be integers in [0, 2**63)")
     if len(buffers) != 1:
         raise WireError(f"RecvTensor: header describes 0 tensors but {len(buffers) - 1} payload frames follow")
+    if head.nbytes - _RECV_TENSOR.size > 4 * _MAX_STR:  # more characters than allowed, whatever they are
+        raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
     try:
         key = str(head[_RECV_TENSOR.size:], "utf-8")
     except UnicodeDecodeError:

@@ -153,6 +153,7 @@ MALFORMED_BINARY = [
     ([binary_request(), b"x"], "describes 0 tensors but 1 payload frames follow"),
     ([binary_request(key=b"k\xc3")], "RecvTensor.key is not valid UTF-8"),
     ([binary_request(key=b"k" * 70000)], "RecvTensor.key must be a string of at most 65536 characters"),
+    ([binary_request(key=b"k" * (1 << 20))], "RecvTensor.key must be a string of at most 65536 characters"),
     ([binary_reply()[:15], b""], "Reply: a binary header of 15 bytes (at least 16)"),
     ([binary_reply(request_id=2 ** 63), b"\0" * 12], "Reply: 'id' must be an integer in [0, 2**63)"),
     ([binary_reply(dims=(1,) * 33), b"\0" * 4], "for 33 dimensions"),
