@@ -76,7 +76,7 @@ from .. import errors
 from .wire_validation import (ALLOWED_DTYPES, DTYPES as _DTYPES, MAX_NDIMS, STRING, WireError,  # noqa: F401
                               check_tensor_spec, guard_decode, short)
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: the binary data-plane headers (1 spoke JSON only)
 MAX_FRAMES = 1 + 65536
 MAX_PY_DEPTH = 32
 DEFAULT_MAX_MESSAGE_BYTES = 1 << 30

@@ -30,7 +30,7 @@ POISON_SPECS = [
 
 
 def poison(msg_type, request_id, spec, fields=None):
-    header = {"v": 1, "type": msg_type, "id": request_id, "tensors": [spec]}
+    header = {"v": wire.PROTOCOL_VERSION, "type": msg_type, "id": request_id, "tensors": [spec]}
     header.update(fields or {})
     return [json.dumps(header).encode(), b""]
 
