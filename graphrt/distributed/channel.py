@@ -216,15 +216,19 @@ class CallerReads:
     a callback delivered elsewhere that the waiter must see), or the timeout passes. `done()` gives
     the sockets back to the I/O thread (and wakes it if a reply is already waiting)."""
 
-    __slots__ = ("pool", "peers", "thread", "_pipe", "_poll", "_woken")
+    __slots__ = ("pool", "peers", "thread", "_pipe", "_poll", "_woken", "_started", "_arm", "_spin_s", "_waited")
 
-    def __init__(self, pool, pipe):
+    def __init__(self, pool, pipe, started=None):
         self.pool = pool
         self.peers = []
         self.thread = threading.get_ident()
         self._pipe = pipe
         self._poll = None
         self._woken = False  # a byte may be in the pipe (reading an empty one costs an exception)
+        # The blocking operation this reader serves is timed for the spin policy (spin_policy.py).
+        self._started = time.perf_counter() if started is None else started
+        self._arm, self._spin_s = pool.spin_policy.begin()
+        self._waited = False
 
     def wake(self):
         # On the reading thread itself there is nothing to wake: it reads before it sleeps.
@@ -244,14 +248,14 @@ class CallerReads:
             self._poll.register(self._pipe[0], select.POLLIN)
             for peer in self.peers:
                 self._poll.register(peer.fd, select.POLLIN)
-        policy = self.pool.spin_policy
         t0 = time.perf_counter()
-        spin_s = policy.spin_for()
+        spin_s = self._spin_s
         fired = spin(self._poll.poll, min(spin_s, timeout)) if spin_s else None
         if not fired:
             fired = self._poll.poll(max(0, math.ceil((timeout - (time.perf_counter() - t0)) * 1000.0)))
         if fired:
-            policy.waited(time.perf_counter() - t0)
+            self.pool.spin_policy.waited(time.perf_counter() - t0)
+            self._waited = True
             wake_r = self._pipe[0]
             if any(fd == wake_r for fd, _ in fired):
                 self._drain()
@@ -274,6 +278,8 @@ class CallerReads:
         pool, pipe = self.pool, self._pipe
         if pipe is None:
             return
+        if self._waited:  # an operation whose replies were all in before it waited says nothing either way
+            pool.spin_policy.finished(self._arm, time.perf_counter() - self._started)
         for peer in self.peers:
             with peer.lock:
                 peer.reader = None
@@ -478,7 +484,7 @@ class ChannelPool:
                 self._wake()
         return True
 
-    def read_here(self, addresses):
+    def read_here(self, addresses, started=None):
         """Lets the calling thread read the replies from `addresses` itself while it waits for them.
 
         A master waiting for its step's replies would otherwise be woken by the I/O thread after the
@@ -487,7 +493,9 @@ class ChannelPool:
         thread's poll set until `CallerReads.done()`; meanwhile every reply from them is read and
         delivered (its callback run) on the reading thread, in `CallerReads.wait`. Returns None when
         no peer can be read here: none is connected, another thread reads them, or this platform's
-        poll cannot take a socket out of the I/O thread's set while it sleeps (no epoll)."""
+        poll cannot take a socket out of the I/O thread's set while it sleeps (no epoll). `started` is
+        when the blocking operation began (perf_counter; default now): its length from there until
+        `done()` is what the spin policy compares."""
         if self._closed or not self._poll.can_pause:
             return None
         reader = None
@@ -496,7 +504,7 @@ class ChannelPool:
             if peer is None or peer.state != "up" or peer.reader is not None:
                 continue
             if reader is None:
-                reader = CallerReads(self, self._take_pipe())
+                reader = CallerReads(self, self._take_pipe(), started)
             with peer.lock:
                 if peer.reader is not None or peer.socket is None:
                     continue
@@ -927,8 +935,8 @@ class SharedChannels:
     def cancel(self, call, error):
         self._owner(call).cancel(call, error)
 
-    def read_here(self, addresses):
-        return self._target().read_here(addresses)
+    def read_here(self, addresses, started=None):
+        return self._target().read_here(addresses, started)
 
     def carries_for(self, pool):
         """True while this master's calls go through `pool` (so its held calls can ride on them)."""

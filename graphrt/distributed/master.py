@@ -287,6 +287,7 @@ class MasterBackend:
     # -- steps ---------------------------------------------------------------------------------
     def execute(self, plan, args, options, run_metadata):
         """Runs one step of `plan` on every task it uses; returns the fetched values."""
+        started = time.perf_counter()  # the step's length is what the spin policy weighs (spin_policy.py)
         if self._lost_graphs:
             self._forget_plans()
             plan = self._plan_again(plan, options, cache=True)
@@ -304,7 +305,7 @@ class MasterBackend:
         try:
             carried = self._prefetch(plan, step_id, calls)
             self._start_step(plan, args, step_id, calls, changed, worker_timeout, trace, carried)
-            error = self._wait(step_id, calls, changed, deadline, timeout_ms)
+            error = self._wait(step_id, calls, changed, deadline, timeout_ms, started)
             if error is None and len(calls) > 1:
                 # Sent with the next RunGraph to each task, see cleanups.py. That includes a task served in
                 # this process: its cleanup then runs while the next step's other tasks already work,
@@ -394,13 +395,13 @@ class MasterBackend:
             values.append(value)
         return values
 
-    def _wait(self, step_id, calls, changed, deadline, timeout_ms):
+    def _wait(self, step_id, calls, changed, deadline, timeout_ms, started=None):
         """Waits for every task; returns the step's error or None."""
         root = None
         # This thread reads the other tasks' replies itself while it waits (one wake-up per reply,
         # not two); it lets go of them before any abort below.
         reader = changed.reader = self._channels.read_here(
-            [c.address for c in calls.values() if not c.done and not in_process(c.address)])
+            [c.address for c in calls.values() if not c.done and not in_process(c.address)], started)
         try:
             while True:
                 pending = [c for c in calls.values() if not c.done]

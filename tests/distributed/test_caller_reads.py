@@ -4,6 +4,7 @@ The replies are delivered on the waiting thread, the peer goes back to the I/O t
 (including a reply that arrived just as the waiter let go), and only one thread reads a peer.
 """
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -61,8 +62,8 @@ def test_a_blocking_recv_reads_its_reply_on_its_own_thread(pair, monkeypatch, sp
     pool, _ = _pool_and_address(pair)
     policy = pool.spin_policy
     monkeypatch.setattr(policy, "spinning", spinning)
-    monkeypatch.setattr(policy, "waits", policy.TRIAL_WAITS)  # no trial of the other way now
-    monkeypatch.setattr(policy, "mean", [0.0003, 0.0003])  # waits have been short (a busy machine's are not)
+    monkeypatch.setattr(policy, "operations", policy.TRIAL_LENGTH)  # no trial of the other way now
+    monkeypatch.setattr(policy, "wait_mean", 0.0003)  # waits have been short (a busy machine's are not)
     spins = []
     monkeypatch.setattr(channel, "spin", lambda poll, seconds: spins.append(seconds) or poll(seconds * 1000))
     value = np.arange(1 << 16, dtype=np.float32)
@@ -79,6 +80,45 @@ def test_a_blocking_recv_reads_its_reply_on_its_own_thread(pair, monkeypatch, sp
     sender.send(later, 7)
     assert done.wait() == (None, 7, False)
     assert threads[-1] != threading.get_ident()
+    pair.cleanup(step_id)
+
+
+class _RecordingPolicy:
+    """A spin policy that never spins and keeps the operation lengths it is told."""
+
+    def __init__(self):
+        self.operations = []
+
+    def begin(self):
+        return 0, 0.0
+
+    def waited(self, seconds):
+        pass
+
+    def finished(self, arm, seconds):
+        self.operations.append((arm, seconds))
+
+
+def test_the_spin_policy_hears_each_blocking_operation_from_its_start(pair, monkeypatch):
+    step_id, sender, receiver, key = _ends(pair, "edge_timed")
+    pool, address = _pool_and_address(pair)
+    policy = _RecordingPolicy()
+    monkeypatch.setattr(pool, "spin_policy", policy)
+    threading.Timer(0.05, sender.send, (key, np.float32(1.5))).start()
+    start = time.perf_counter()
+    assert receiver.recv(key, timeout=WAIT) == (np.float32(1.5), False)
+    took = time.perf_counter() - start
+    assert len(policy.operations) == 1
+    arm, seconds = policy.operations[0]
+    assert arm == 0 and 0.05 <= seconds <= took  # the whole recv, not the last wait
+    # An operation that never waited says nothing about waiting either way.
+    pool.read_here([address]).done()
+    # `started` is when the operation began, not when its reader was made.
+    reader = pool.read_here([address], started=time.perf_counter() - 10.0)
+    pool.call(address, "GetStatus", callback=lambda error, message: reader.wake())
+    reader.wait(WAIT)
+    reader.done()
+    assert len(policy.operations) == 2 and policy.operations[1][1] >= 10.0
     pair.cleanup(step_id)
 
 
@@ -220,6 +260,37 @@ def test_a_master_reads_its_steps_replies_on_the_calling_thread(local_task0, mon
             np.testing.assert_array_equal(sess.run(z, {x: [i, -i]}), [2 * i + 1, 1 - 2 * i])
     assert len(seen) == 10 and seen.count(threading.get_ident()) >= 9
     assert all(peer.reader is None for peer in server.service.channels._peers.values())
+
+
+def test_a_masters_step_is_timed_for_the_spin_policy_from_its_start(local_task0, monkeypatch):
+    # Spinning makes the code around the waits faster, so the master reaches its wait sooner and
+    # then waits longer: the whole step is what the policy must weigh.
+    _, server = local_task0
+    pool = server.service.channels
+    policy = _RecordingPolicy()
+    monkeypatch.setattr(pool, "spin_policy", policy)
+    sent = []
+    original_call = type(pool)._call
+
+    def call(self, local, address, msg_type, *args):
+        if msg_type == "RunGraph":
+            sent.append(time.perf_counter())
+        return original_call(self, local, address, msg_type, *args)
+    monkeypatch.setattr(type(pool), "_call", call)
+    starts = []
+    original_read_here = type(pool).read_here
+
+    def read_here(self, addresses, started=None):
+        starts.append(started)
+        return original_read_here(self, addresses, started)
+    monkeypatch.setattr(type(pool), "read_here", read_here)
+    g, x, z = _scaled_on_task1_shifted_on_task0(2, 2.0, 1.0, slow=True)
+    with tf.Session(server.target, graph=g) as sess:
+        before = time.perf_counter()
+        np.testing.assert_array_equal(sess.run(z, {x: [1, 2]}), [3, 5])
+        after = time.perf_counter()
+    assert len(starts) == 1 and before <= starts[0] <= sent[0]  # the step's start, before its RunGraphs
+    assert len(policy.operations) == 1 and policy.operations[0][1] <= after - starts[0]
 
 
 def test_steps_from_several_threads_share_the_reading(local_task0):

@@ -1,55 +1,90 @@
-"""SpinPolicy: a waiting thread polls before it sleeps only while that makes its waits shorter."""
+"""SpinPolicy: a waiting thread polls before it sleeps only while that makes its blocking operations
+(a master's step, a blocking RecvTensor) shorter."""
 from graphrt.distributed import spin_policy
 from graphrt.distributed.spin_policy import MAX_SPIN_S, SpinPolicy
 
 
-def _run(policy, waits, seconds):
-    """`waits` waits, each taking seconds[spinning?] (whatever the policy asked for)."""
+def _run(policy, operations, seconds, wait=0.0002):
+    """`operations` operations, each taking seconds[spinning?] (whatever the policy asked for), with one
+    wait of `wait` seconds each; returns the spin each was allowed."""
     asked = []
-    for _ in range(waits):
-        spin_s = policy.spin_for()
+    for _ in range(operations):
+        arm, spin_s = policy.begin()
+        assert arm == (spin_s > 0)
         asked.append(spin_s)
-        policy.waited(seconds[spin_s > 0])
+        policy.waited(wait)
+        policy.finished(arm, seconds[arm])
     return asked
 
 
 def test_it_sleeps_at_first_and_tries_spinning_now_and_then():
     policy = SpinPolicy()
     assert not policy.spinning
-    asked = _run(policy, 2 * policy.TRIAL_EVERY, {False: 0.0003, True: 0.0003})  # spinning gains nothing
+    asked = _run(policy, 2 * policy.TRIAL_EVERY, {0: 0.0003, 1: 0.0003})  # spinning gains nothing
     spun = [i for i, s in enumerate(asked) if s]
-    assert spun == list(range(policy.TRIAL_WAITS)) + \
-        list(range(policy.TRIAL_EVERY, policy.TRIAL_EVERY + policy.TRIAL_WAITS))
+    assert spun == list(range(policy.TRIAL_LENGTH)) + \
+        list(range(policy.TRIAL_EVERY, policy.TRIAL_EVERY + policy.TRIAL_LENGTH))
     assert not policy.spinning and policy.switches == 0
 
 
-def test_it_spins_while_spinning_makes_waits_clearly_shorter_and_stops_when_it_does_not():
+def test_it_spins_while_spinning_makes_operations_clearly_shorter_and_stops_when_sleeping_clearly_wins():
     policy = SpinPolicy()
-    seconds = {False: 0.0004, True: 0.0002}  # an idle machine: no wake-up to wait for
-    _run(policy, 3 * policy.TRIAL_EVERY, seconds)
+    seconds = {0: 0.0005, 1: 0.0004}  # an idle machine: no wake-up to wait for, code runs warm
+    # Half a period more: each change below comes amid the usual way's operations, not just before a
+    # trial (whose verdict would then weigh the new trial against the old conditions).
+    _run(policy, 3 * policy.TRIAL_EVERY + policy.TRIAL_EVERY // 2, seconds)
     assert policy.spinning and policy.switches == 1
     asked = _run(policy, policy.TRIAL_EVERY, seconds)
-    assert sum(1 for s in asked if not s) == policy.TRIAL_WAITS  # now the sleeping ones are the trial
+    assert sum(1 for s in asked if not s) == policy.TRIAL_LENGTH  # now the sleeping ones are the trial
     assert all(0 < s <= MAX_SPIN_S for s in asked if s)
-    seconds.update({False: 0.0004, True: 0.0007})  # a CPU hog: the spinner starves the other task
+    seconds.update({0: 0.0004, 1: 0.00042})  # a small edge either way changes nothing (noise)
+    _run(policy, 3 * policy.TRIAL_EVERY, seconds)
+    assert policy.spinning and policy.switches == 1
+    seconds.update({0: 0.0006, 1: 0.0016})  # a CPU hog: the spinner starves the other task
     _run(policy, 2 * policy.TRIAL_EVERY, seconds)
     assert not policy.spinning and policy.switches == 2
-    seconds.update({False: 0.0004, True: 0.00038})  # a small edge does not bring it back
+    seconds.update({0: 0.0004, 1: 0.00038})  # nor does a small edge bring it back
     _run(policy, 3 * policy.TRIAL_EVERY, seconds)
-    assert not policy.spinning
+    assert not policy.spinning and policy.switches == 2
+
+
+def test_the_operations_decide_not_the_waits():
+    # A thread that spun reaches its wait sooner and waits longer for the same reply: its waits look
+    # worse while its steps are shorter. Only the steps count.
+    policy = SpinPolicy()
+    for _ in range(3 * policy.TRIAL_EVERY):
+        arm, _ = policy.begin()
+        policy.waited(0.0003 if arm else 0.0002)
+        policy.finished(arm, 0.0004 if arm else 0.0005)
+    assert policy.spinning
+
+
+def test_a_trial_is_judged_by_medians_so_one_outlier_does_not_decide():
+    policy = SpinPolicy()
+    arms = []
+    for i in range(3 * policy.TRIAL_EVERY):
+        arm, _ = policy.begin()
+        arms.append(arm)
+        # spinning is clearly faster, but one spinning operation in each trial hit a 50 ms stall
+        policy.finished(arm, 0.05 if arm and i % policy.TRIAL_EVERY == 3 else (0.0004 if arm else 0.0005))
+    assert policy.spinning and policy.switches == 1
+    assert policy.medians() == [0.0005, 0.0004]
+    assert "spinning" in repr(policy) and "[500, 400] us" in repr(policy)
 
 
 def test_a_spin_lasts_twice_the_recent_wait_at_most_and_long_waits_are_not_spun():
     policy = SpinPolicy()
     policy.spinning = True
-    policy.waits = policy.TRIAL_WAITS  # out of the first trial
-    policy.mean = [0.0004, 0.0002]
-    assert policy.spin_for() == 0.0004
-    policy.mean = [0.0004, 0.0008]
-    assert policy.spin_for() == MAX_SPIN_S
-    policy.mean = [0.02, 0.02]  # slow steps: a spin would only burn the core
-    assert policy.spin_for() == 0.0
-    assert "spinning" in repr(policy)
+    policy.operations = policy.TRIAL_LENGTH  # out of the first trial
+    assert policy.begin() == (1, MAX_SPIN_S)  # no wait seen yet
+    policy.wait_mean = 0.0002
+    assert policy.begin() == (1, 0.0004)
+    policy.wait_mean = 0.0008
+    assert policy.begin() == (1, MAX_SPIN_S)
+    policy.wait_mean = 0.02  # slow steps: a spin would only burn the core
+    assert policy.begin() == (1, 0.0)
+    policy.spinning = False
+    assert policy.begin() == (0, 0.0)
 
 
 def test_spin_polls_until_something_fires_or_the_time_is_up(monkeypatch):
