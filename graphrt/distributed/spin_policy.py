@@ -10,7 +10,9 @@ ZeroMQ's, are busy too), so the policy measures what it is for: how long the
 blocking operations that wait (a master's step, a blocking RecvTensor) take
 with and without spinning, from the operation's start to its last reply. It
 keeps the faster way, and every TRIAL_EVERY operations it tries the other for
-TRIAL_LENGTH of them, as the BLAS ThreadChooser does for its team sizes.
+TRIAL_LENGTH of them, as the BLAS ThreadChooser does for its team sizes; each
+trial that keeps the choice doubles the interval to the next, up to
+MAX_TRIAL_EVERY.
 Either way must win by a margin to be taken, so that noise does not flip it
 back and forth.
 
@@ -31,7 +33,8 @@ MAX_SPIN_S = 0.001
 
 
 class SpinPolicy:
-    TRIAL_EVERY = 200
+    TRIAL_EVERY = 200         # operations from one trial's start to the next, after a switch
+    MAX_TRIAL_EVERY = 3200    # ... and at most, as trials that keep the choice space them out
     TRIAL_LENGTH = 20
     CLEAR_WIN = 0.9   # the other way is taken when its operations took under this share of this way's
     _KEEP = 0.8       # weight of the old estimate in a moving average
@@ -39,6 +42,8 @@ class SpinPolicy:
     def __init__(self):
         self.spinning = False        # start by sleeping: it never takes a core from anyone
         self.operations = 0
+        self.trial_start = 0         # the operation that starts the next trial (the first ones try spinning)
+        self.interval = self.TRIAL_EVERY
         # The latest operations' lengths, [sleeping, spinning]: a trial's median against the median of as
         # many of the other way's (a moving average of a few, as first tried, followed the noise).
         self.recent = [collections.deque(maxlen=self.TRIAL_LENGTH), collections.deque(maxlen=self.TRIAL_LENGTH)]
@@ -49,7 +54,8 @@ class SpinPolicy:
     def begin(self):
         """(arm, seconds) for a blocking operation starting now: arm 1 if its waits poll before they
         sleep, for at most `seconds` each (0: sleep at once); hand the arm back to finished()."""
-        arm = int(self.spinning != (self.operations % self.TRIAL_EVERY < self.TRIAL_LENGTH))
+        on_trial = self.trial_start <= self.operations < self.trial_start + self.TRIAL_LENGTH
+        arm = int(self.spinning != on_trial)
         if not arm:
             return 0, 0.0
         typical = self.wait_mean
@@ -67,7 +73,7 @@ class SpinPolicy:
         self.recent[arm].append(seconds)
         # Threads race on these fields harmlessly: at worst an operation counts in the other trial.
         self.operations += 1
-        if self.operations % self.TRIAL_EVERY == self.TRIAL_LENGTH:  # a trial just ended
+        if self.operations >= self.trial_start + self.TRIAL_LENGTH:  # a trial just ended
             self.trials += 1
             sleeping, spinning = self.medians()
             if sleeping is not None and spinning is not None:
@@ -79,6 +85,12 @@ class SpinPolicy:
                 if spin != self.spinning:
                     self.spinning = spin
                     self.switches += 1
+                    self.interval = self.TRIAL_EVERY
+                else:
+                    # Each trial runs the slower way: beside a CPU hog a spinning trial's steps took
+                    # 2.6x a sleeping one's. A choice that trials keep confirming is tried less often.
+                    self.interval = min(2 * self.interval, self.MAX_TRIAL_EVERY)
+            self.trial_start += self.interval
 
     def medians(self):
         """[sleeping, spinning]: the median length of the latest operations each way (None: none yet)."""

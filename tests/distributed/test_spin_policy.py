@@ -17,34 +17,51 @@ def _run(policy, operations, seconds, wait=0.0002):
     return asked
 
 
-def test_it_sleeps_at_first_and_tries_spinning_now_and_then():
+def _trials(asked, spinning):
+    """(start, length) of each run of operations that went the other way than `spinning`."""
+    runs, start = [], None
+    for i, s in enumerate(asked + [None]):
+        other = s is not None and (s > 0) != spinning
+        if other and start is None:
+            start = i
+        elif not other and start is not None:
+            runs.append((start, i - start))
+            start = None
+    return runs
+
+
+def test_it_sleeps_at_first_and_tries_spinning_ever_more_rarely_while_that_gains_nothing():
     policy = SpinPolicy()
     assert not policy.spinning
-    asked = _run(policy, 2 * policy.TRIAL_EVERY, {0: 0.0003, 1: 0.0003})  # spinning gains nothing
-    spun = [i for i, s in enumerate(asked) if s]
-    assert spun == list(range(policy.TRIAL_LENGTH)) + \
-        list(range(policy.TRIAL_EVERY, policy.TRIAL_EVERY + policy.TRIAL_LENGTH))
-    assert not policy.spinning and policy.switches == 0
+    every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
+    asked = _run(policy, 16 * every, {0: 0.0003, 1: 0.0003})  # spinning gains nothing
+    # The first trial has nothing to weigh against; then each one that keeps sleeping doubles the gap.
+    assert _trials(asked, False) == [(0, length), (every, length), (3 * every, length), (7 * every, length),
+                                     (15 * every, length)]
+    assert not policy.spinning and policy.switches == 0 and policy.interval == 16 * every
+    _run(policy, 100 * every, {0: 0.0003, 1: 0.0003})
+    assert policy.interval == policy.MAX_TRIAL_EVERY
 
 
 def test_it_spins_while_spinning_makes_operations_clearly_shorter_and_stops_when_sleeping_clearly_wins():
     policy = SpinPolicy()
+    every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
     seconds = {0: 0.0005, 1: 0.0004}  # an idle machine: no wake-up to wait for, code runs warm
-    # Half a period more: each change below comes amid the usual way's operations, not just before a
-    # trial (whose verdict would then weigh the new trial against the old conditions).
-    _run(policy, 3 * policy.TRIAL_EVERY + policy.TRIAL_EVERY // 2, seconds)
-    assert policy.spinning and policy.switches == 1
-    asked = _run(policy, policy.TRIAL_EVERY, seconds)
-    assert sum(1 for s in asked if not s) == policy.TRIAL_LENGTH  # now the sleeping ones are the trial
+    asked = _run(policy, 2 * every, seconds)
+    assert policy.spinning and policy.switches == 1 and policy.interval == every
+    assert _trials(asked, False) == [(0, length), (every, every)]  # the second trial switched for good
+    # Now the sleeping ones are the trials, ever more rarely while spinning keeps winning...
+    asked = _run(policy, 8 * every, seconds)
+    assert _trials(asked, True) == [(0, length), (2 * every, length), (6 * every, length)]
     assert all(0 < s <= MAX_SPIN_S for s in asked if s)
-    seconds.update({0: 0.0004, 1: 0.00042})  # a small edge either way changes nothing (noise)
-    _run(policy, 3 * policy.TRIAL_EVERY, seconds)
-    assert policy.spinning and policy.switches == 1
+    seconds.update({0: 0.0004, 1: 0.00042})  # ...and a small edge either way changes nothing (noise)
+    _run(policy, 40 * every, seconds)
+    assert policy.spinning and policy.switches == 1 and policy.interval == policy.MAX_TRIAL_EVERY
     seconds.update({0: 0.0006, 1: 0.0016})  # a CPU hog: the spinner starves the other task
-    _run(policy, 2 * policy.TRIAL_EVERY, seconds)
-    assert not policy.spinning and policy.switches == 2
+    _run(policy, policy.MAX_TRIAL_EVERY, seconds)  # found at the next trial, however rare they had become
+    assert not policy.spinning and policy.switches == 2 and policy.interval <= 2 * every  # trials come soon again
     seconds.update({0: 0.0004, 1: 0.00038})  # nor does a small edge bring it back
-    _run(policy, 3 * policy.TRIAL_EVERY, seconds)
+    _run(policy, 40 * every, seconds)
     assert not policy.spinning and policy.switches == 2
 
 
@@ -61,10 +78,8 @@ def test_the_operations_decide_not_the_waits():
 
 def test_a_trial_is_judged_by_medians_so_one_outlier_does_not_decide():
     policy = SpinPolicy()
-    arms = []
     for i in range(3 * policy.TRIAL_EVERY):
         arm, _ = policy.begin()
-        arms.append(arm)
         # spinning is clearly faster, but one spinning operation in each trial hit a 50 ms stall
         policy.finished(arm, 0.05 if arm and i % policy.TRIAL_EVERY == 3 else (0.0004 if arm else 0.0005))
     assert policy.spinning and policy.switches == 1
@@ -76,6 +91,7 @@ def test_a_spin_lasts_twice_the_recent_wait_at_most_and_long_waits_are_not_spun(
     policy = SpinPolicy()
     policy.spinning = True
     policy.operations = policy.TRIAL_LENGTH  # out of the first trial
+    policy.trial_start = policy.TRIAL_EVERY
     assert policy.begin() == (1, MAX_SPIN_S)  # no wait seen yet
     policy.wait_mean = 0.0002
     assert policy.begin() == (1, 0.0004)
