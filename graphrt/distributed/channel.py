@@ -216,7 +216,7 @@ class CallerReads:
     a callback delivered elsewhere that the waiter must see), or the timeout passes. `done()` gives
     the sockets back to the I/O thread (and wakes it if a reply is already waiting)."""
 
-    __slots__ = ("pool", "peers", "thread", "_pipe", "_poll", "_woken", "_started", "_arm", "_spin_s", "_waited")
+    __slots__ = ("pool", "peers", "thread", "_pipe", "_poll", "_woken", "_started", "_arm", "_spin_s", "_longest")
 
     def __init__(self, pool, pipe, started=None):
         self.pool = pool
@@ -228,7 +228,7 @@ class CallerReads:
         # The blocking operation this reader serves is timed for the spin policy (spin_policy.py).
         self._started = time.perf_counter() if started is None else started
         self._arm, self._spin_s = pool.spin_policy.begin()
-        self._waited = False
+        self._longest = 0.0  # the longest wait that ended with something to read (0: none yet)
 
     def wake(self):
         # On the reading thread itself there is nothing to wake: it reads before it sleeps.
@@ -254,8 +254,9 @@ class CallerReads:
         if not fired:
             fired = self._poll.poll(max(0, math.ceil((timeout - (time.perf_counter() - t0)) * 1000.0)))
         if fired:
-            self.pool.spin_policy.waited(time.perf_counter() - t0)
-            self._waited = True
+            took = time.perf_counter() - t0
+            if took > self._longest:
+                self._longest = took
             wake_r = self._pipe[0]
             if any(fd == wake_r for fd, _ in fired):
                 self._drain()
@@ -278,8 +279,8 @@ class CallerReads:
         pool, pipe = self.pool, self._pipe
         if pipe is None:
             return
-        if self._waited:  # an operation whose replies were all in before it waited says nothing either way
-            pool.spin_policy.finished(self._arm, time.perf_counter() - self._started)
+        if self._longest:  # an operation whose replies were all in before it waited says nothing either way
+            pool.spin_policy.finished(self._arm, time.perf_counter() - self._started, self._longest)
         for peer in self.peers:
             with peer.lock:
                 peer.reader = None

@@ -92,10 +92,8 @@ class _RecordingPolicy:
     def begin(self):
         return 0, 0.0
 
-    def waited(self, seconds):
-        pass
-
-    def finished(self, arm, seconds):
+    def finished(self, arm, seconds, longest_wait):
+        assert 0 < longest_wait <= seconds
         self.operations.append((arm, seconds))
 
 

@@ -12,8 +12,7 @@ def _run(policy, operations, seconds, wait=0.0002):
         arm, spin_s = policy.begin()
         assert arm == (spin_s > 0)
         asked.append(spin_s)
-        policy.waited(wait)
-        policy.finished(arm, seconds[arm])
+        policy.finished(arm, seconds[arm], wait)
     return asked
 
 
@@ -71,8 +70,7 @@ def test_the_operations_decide_not_the_waits():
     policy = SpinPolicy()
     for _ in range(3 * policy.TRIAL_EVERY):
         arm, _ = policy.begin()
-        policy.waited(0.0003 if arm else 0.0002)
-        policy.finished(arm, 0.0004 if arm else 0.0005)
+        policy.finished(arm, 0.0004 if arm else 0.0005, 0.0003 if arm else 0.0002)
     assert policy.spinning
 
 
@@ -81,23 +79,23 @@ def test_a_trial_is_judged_by_medians_so_one_outlier_does_not_decide():
     for i in range(3 * policy.TRIAL_EVERY):
         arm, _ = policy.begin()
         # spinning is clearly faster, but one spinning operation in each trial hit a 50 ms stall
-        policy.finished(arm, 0.05 if arm and i % policy.TRIAL_EVERY == 3 else (0.0004 if arm else 0.0005))
+        policy.finished(arm, 0.05 if arm and i % policy.TRIAL_EVERY == 3 else (0.0004 if arm else 0.0005), 0.0002)
     assert policy.spinning and policy.switches == 1
     assert policy.medians() == [0.0005, 0.0004]
     assert "spinning" in repr(policy) and "[500, 400] us" in repr(policy)
 
 
-def test_a_spin_lasts_twice_the_recent_wait_at_most_and_long_waits_are_not_spun():
+def test_a_spin_lasts_up_to_max_spin_s_unless_the_long_waits_are_longer():
     policy = SpinPolicy()
     policy.spinning = True
     policy.operations = policy.TRIAL_LENGTH  # out of the first trial
     policy.trial_start = policy.TRIAL_EVERY
     assert policy.begin() == (1, MAX_SPIN_S)  # no wait seen yet
-    policy.wait_mean = 0.0002
-    assert policy.begin() == (1, 0.0004)
-    policy.wait_mean = 0.0008
-    assert policy.begin() == (1, MAX_SPIN_S)
-    policy.wait_mean = 0.02  # slow steps: a spin would only burn the core
+    # A step waits long for its tensor and briefly for the last reply: the long wait is the one to cover.
+    policy.finished(1, 0.0005, 0.0004)
+    assert policy.wait_mean == 0.0004 and policy.begin() == (1, MAX_SPIN_S)
+    for _ in range(30):
+        policy.finished(1, 0.03, 0.02)  # slow steps: a spin would only burn the core
     assert policy.begin() == (1, 0.0)
     policy.spinning = False
     assert policy.begin() == (0, 0.0)
