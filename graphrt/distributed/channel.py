@@ -279,8 +279,7 @@ class CallerReads:
         pool, pipe = self.pool, self._pipe
         if pipe is None:
             return
-        if self._longest:  # an operation whose replies were all in before it waited says nothing either way
-            pool.spin_policy.finished(self._arm, time.perf_counter() - self._started, self._longest)
+        ended = time.perf_counter()
         for peer in self.peers:
             with peer.lock:
                 peer.reader = None
@@ -293,6 +292,9 @@ class CallerReads:
             self._drain()
         self._pipe = None
         pool._give_pipe(pipe)
+        # Last: the sockets are the I/O thread's again whatever happens here.
+        if self._longest:  # an operation whose replies were all in before it waited says nothing either way
+            pool.spin_policy.finished(self._arm, ended - self._started, self._longest)
 
     def __repr__(self):
         return f"<CallerReads on thread {self.thread}: {', '.join(p.describe() for p in self.peers) or 'done'}>"
