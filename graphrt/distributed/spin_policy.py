@@ -59,13 +59,11 @@ class SpinPolicy:
         """(arm, seconds) for a blocking operation starting now: arm 1 if its waits poll before they
         sleep, for at most `seconds` each (0: sleep at once); hand the arm back to finished()."""
         on_trial = self.trial_start <= self.operations < self.trial_start + self.TRIAL_LENGTH
-        arm = int(self.spinning != on_trial)
-        if not arm:
+        if self.spinning == on_trial or (self.wait_mean is not None and self.wait_mean >= MAX_SPIN_S):
+            # Sleeping, or waits too long to spin through: such an operation counts as a sleeping one (it
+            # counted as spinning before, though it never spun, and blurred what spinning costs).
             return 0, 0.0
-        typical = self.wait_mean
-        if typical is None:
-            return 1, MAX_SPIN_S
-        return 1, (MAX_SPIN_S if typical < MAX_SPIN_S else 0.0)
+        return 1, MAX_SPIN_S
 
     def finished(self, arm, seconds, longest_wait):
         """How long an operation that begin() gave `arm` took, from its start until its last reply, and
