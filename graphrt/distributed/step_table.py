@@ -10,8 +10,9 @@ bounded:
   (until the master's CleanupStep) it is *unowned*. Unowned rendezvous are
   created lazily, at most `max_unowned` of them, each for `unowned_ttl_s`
   seconds, and at most `max_unowned_recvs` RecvTensor requests may wait in
-  them in total. Past the cap the oldest is evicted; an expired or evicted
-  step is aborted (its waiting requests get AbortedError) and forgotten.
+  them in total (a request counts until it is answered). Past the cap the
+  oldest is evicted; an expired or evicted step is aborted (its waiting
+  requests get AbortedError) and forgotten.
 * An AbortStep creates no rendezvous and drops the step's table as soon as
   no RunGraph runs it: the step id and its error go into an LRU of
   `max_aborted` entries, so a RunGraph or RecvTensor that comes later still
@@ -94,7 +95,10 @@ class StepTable:
         self._abort_expired(evicted)
 
     def for_recv(self, step_id, key):
-        """The rendezvous a RecvTensor for `step_id` waits in (created if needed, within the caps)."""
+        """(rendezvous, ticket) for a RecvTensor of `step_id`: the table it waits in (created if
+        needed, within the caps). Until `recv_answered(step_id, ticket)` the request counts among
+        those waiting in unowned steps (ticket None: the step runs here, nothing is counted)."""
+        ticket = None
         with self._lock:
             self._refuse_if_gone(step_id, key)
             evicted = self._sweep()
@@ -112,8 +116,20 @@ class StepTable:
                     evicted += self._over_cap()
                 entry[1] += 1
                 self._unowned_recvs += 1
+                ticket = entry
         self._abort_expired(evicted)
-        return self._manager.find_or_create(step_id)
+        return self._manager.find_or_create(step_id), ticket
+
+    def recv_answered(self, step_id, ticket):
+        """A request `for_recv` counted was answered (or failed): it no longer waits. (Counting every
+        request instead refused the 4,097th pull from a step that had finished here, though each
+        had been answered at once.) A ticket from an unowned phase the step has left counts nothing."""
+        if ticket is None:
+            return
+        with self._lock:
+            if ticket[1] > 0 and self._unowned.get(step_id) is ticket:
+                ticket[1] -= 1
+                self._unowned_recvs -= 1
 
     # -- the paths that end state ------------------------------------------------------
     def abort(self, step_id, error):

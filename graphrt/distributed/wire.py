@@ -224,6 +224,12 @@ def encode_reply(request_id, error=None, fields=None, values=()):
     return encode(REPLY, request_id, out, values)
 
 
+def binary_tensor_reply(request_id, arr):
+    """`encode_reply(request_id, values=[arr])` for a host ndarray, or None where that needs JSON (a dtype
+    without a binary code): the RecvTensor answer, built without encode_reply's general checks."""
+    return _binary_tensor_reply(request_id, arr, 0) if 0 <= request_id < _U63 else None
+
+
 def _binary_tensor_reply(request_id, arr, scalar):
     """[header, payload] of a tensor reply with the binary header, or None for a dtype it has no
     code for (strings, big-endian: the JSON path handles them)."""
@@ -399,13 +405,25 @@ def _decode_binary(buffers, limit, expect, total):
 
 
 def _read_recv_tensor(head, buffers, limit, total):
+    request_id, step_id, key = read_recv_tensor(head, limit)
+    if len(buffers) != 1:
+        raise WireError(f"RecvTensor: header describes 0 tensors but {len(buffers) - 1} payload frames follow")
+    return Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, [], total)
+
+
+def read_recv_tensor(head, limit=DEFAULT_MAX_MESSAGE_BYTES):
+    """(request id, step id, key) of a binary RecvTensor header, the message's only frame (a
+    buffer whose first byte is BINARY_RECV_TENSOR), checked as `decode` checks it: the worker
+    reads the request on every cross-process edge with this alone, without a Message."""
+    if head.nbytes > limit:
+        raise WireError(f"Message of {head.nbytes} bytes exceeds the maximum message size of {limit} bytes")
+    if head.nbytes < _RECV_TENSOR.size:
+        raise WireError(f"RecvTensor: a binary header of {head.nbytes} bytes (at least {_RECV_TENSOR.size})")
     _, version, zeros, request_id, step_id = _RECV_TENSOR.unpack_from(head)
     _check_version(version)
     _check_zeros(zeros, "RecvTensor")
     if request_id >= _U63 or step_id >= _U63:
         raise WireError("RecvTensor: 'id' and 'step_id' must be integers in [0, 2**63)")
-    if len(buffers) != 1:
-        raise WireError(f"RecvTensor: header describes 0 tensors but {len(buffers) - 1} payload frames follow")
     if head.nbytes - _RECV_TENSOR.size > 4 * _MAX_STR:  # more characters than allowed, whatever they are
         raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
     try:
@@ -414,7 +432,7 @@ def _read_recv_tensor(head, buffers, limit, total):
         raise WireError("RecvTensor.key is not valid UTF-8") from None
     if len(key) > _MAX_STR:
         raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
-    return Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, [], total)
+    return request_id, step_id, key
 
 
 def _read_tensor_reply(head, buffers, limit, total):

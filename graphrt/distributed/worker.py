@@ -481,6 +481,11 @@ class WorkerService:
                 self._send(frames[0].bytes, wire.encode_reply(0, wire.WireError("Empty message")))
             return
         identity = frames[0].bytes
+        if len(frames) == 2:
+            head = frames[1].buffer
+            if head.nbytes and head[0] == wire.BINARY_RECV_TENSOR:
+                self._dispatch_recv_tensor(identity, head, frames)
+                return
         try:
             message = wire.decode(frames[1:], self._max_bytes, expect=wire.MESSAGE_TYPES)
         except errors.OpError as e:  # wire.decode maps every failure to a WireError
@@ -749,9 +754,25 @@ class WorkerService:
         # Its table waits (unowned) for the CleanupStep; late RecvTensors still find it meanwhile.
         self._after_reply(self.step_table.release, step_id)
 
+    def _dispatch_recv_tensor(self, identity, head, frames):
+        """A binary RecvTensor, on every cross-process edge of every step: read and answered without
+        the general path's Message, handler table and reply encoder. Right after a wake-up, when all
+        of this runs cold, that took a 4-byte pull from 287 to 255 us (remote_transfer.py)."""
+        try:
+            request_id, step_id, text = wire.read_recv_tensor(head, self._max_bytes)
+        except errors.OpError as e:  # a WireError: answered as `_dispatch` answers any malformed message
+            self._bad_messages += 1
+            self._send(identity, wire.encode_reply(wire.best_effort_id(frames[1:]), e))
+            return
+        try:
+            self._answer_recv_tensor(identity, request_id, step_id, text)
+        except Exception as e:  # noqa: BLE001 - every failure becomes an error reply
+            self._reply(identity, request_id, _as_op_error(e))
+
     def _recv_tensor(self, identity, message):
-        step_id = message.fields["step_id"]
-        text = message.fields["key"]
+        self._answer_recv_tensor(identity, message.id, message.fields["step_id"], message.fields["key"])
+
+    def _answer_recv_tensor(self, identity, request_id, step_id, text):
         key = self._recv_keys.get(text)
         if key is None:
             key = parse_key(text)  # raises InvalidArgumentError for a bad key: nothing is cached
@@ -768,28 +789,30 @@ class WorkerService:
                 f"{key.src_incarnation:016x} vs. {device.incarnation:016x}. Your worker job was probably "
                 f"restarted. Check your worker job for the reason why it was restarted.",
                 device=device.name, key=key.full_key)
-        rendezvous = self.step_table.for_recv(step_id, key.full_key)
-        request_id = message.id
-
-        def reply(error, value=None, is_dead=False):
-            if error is not None:
-                self._reply(identity, request_id, error)
-            else:
-                self._reply(identity, request_id, values=[wire.DEAD if is_dead else value])
+        rendezvous, ticket = self.step_table.for_recv(step_id, key.full_key)
 
         def done(error, value, is_dead):
+            if ticket is not None:
+                self.step_table.recv_answered(step_id, ticket)
+            if error is None and not is_dead and type(value) is np.ndarray and type(identity) is bytes:
+                # The common answer: a host tensor to a peer over the wire, with the binary header.
+                frames = wire.binary_tensor_reply(request_id, value)
+                if frames is not None:
+                    self._send(identity, frames)
+                    return
             if error is not None:
                 # The sender's step failed; for the requester that is a consequence, not its root cause.
                 error = errors.mark_derived(type(error)(error.message, node=error.node, device=error.device,
                                                         key=error.key)) if isinstance(error, errors.OpError) \
                     else error
-                reply(error)
+                self._reply(identity, request_id, error)
             elif not is_dead and _on_device(value):
                 # An accelerator's tensor: copy it to host memory first (on the sender, as TF does),
                 # then answer from the copy's completion.
-                self._copy_to_host(key, value, lambda err, host=None: reply(err, host))
+                self._copy_to_host(key, value, lambda err, host=None: self._reply(
+                    identity, request_id, err, values=() if err is not None else [host]))
             else:
-                reply(None, value, is_dead)
+                self._reply(identity, request_id, values=[wire.DEAD if is_dead else value])
 
         rendezvous.recv_local_async(key, done)
 

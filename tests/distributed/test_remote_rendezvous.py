@@ -117,6 +117,30 @@ def test_recv_tensor_before_the_step_exists_waits_for_it(pair):
     pair.cleanup(step_id)
 
 
+def test_answered_pulls_from_a_step_that_does_not_run_there_are_not_capped(make_rendezvous, pair):
+    # A sender whose RunGraph has ended keeps the step (unowned) until its CleanupStep; the receiver may
+    # pull from it for a while. The cap is on requests that wait there, not on answered ones.
+    table = pair.workers[0].step_table
+    ends = make_rendezvous()
+    before = table.stats()["unowned_recvs"]  # what earlier tests of the module left waiting
+    old_cap, table.max_unowned_recvs = table.max_unowned_recvs, before + 4
+    try:
+        for i in range(12):
+            ends.sender.send(ends.key(f"edge_{i}"), np.full(2, i, np.int32))
+        for i in range(12):
+            got, _ = ends.receiver.recv(ends.key(f"edge_{i}"), timeout=WAIT)
+            assert got.tolist() == [i, i]
+        assert table.stats()["unowned_recvs"] == before
+        waiting = [Recorder() for _ in range(5)]  # five that wait: the fifth is refused, naming its key
+        for i, done in enumerate(waiting):
+            ends.receiver.recv_async(ends.key(f"edge_wait_{i}"), done)
+        error, _, _ = waiting[4].wait()
+        assert isinstance(error, errors.ResourceExhaustedError) and "too many RecvTensor requests" in error.message
+        assert error.key == ends.key("edge_wait_4").full_key
+    finally:
+        table.max_unowned_recvs = old_cap
+
+
 def test_stale_incarnation_is_aborted_naming_the_device(make_rendezvous, pair):
     ends = make_rendezvous()
     ends.incarnation = pair.device(0).incarnation ^ 0x5A5A

@@ -241,6 +241,18 @@ def test_malformed_messages_are_wire_errors(frames, problem):
     assert isinstance(raised.value, errors.InvalidArgumentError)
 
 
+@pytest.mark.parametrize("frames, problem", [(f, p) for f, p in MALFORMED_BINARY
+                                              if len(f) == 1 and f[0][:1] == bytes([wire.BINARY_RECV_TENSOR])])
+def test_the_workers_recv_tensor_reader_checks_what_decode_checks(frames, problem):
+    with pytest.raises(wire.WireError) as raised:
+        wire.read_recv_tensor(memoryview(frames[0]))
+    assert problem in raised.value.message
+    request = binary_request(request_id=5, step_id=9, key=b"k\xc3\xa9")
+    assert wire.read_recv_tensor(memoryview(request)) == (5, 9, "k\u00e9")
+    with pytest.raises(wire.WireError, match=f"Message of {len(request)} bytes exceeds the maximum message size"):
+        wire.read_recv_tensor(memoryview(request), limit=len(request) - 1)
+
+
 def test_size_limit_counts_every_frame():
     frames = wire.encode("RunGraph", 1, {"graph_handle": "h", "step_id": 1}, [np.zeros(1000, np.float32)])
     wire.decode(frames, max_message_bytes=4200)

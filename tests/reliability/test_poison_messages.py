@@ -16,6 +16,7 @@ import graphrt as tf
 from graphrt import errors
 from graphrt.distributed import wire
 from graphrt.distributed.channel import ChannelPool
+from graphrt.rendezvous import parse_key
 
 from .peer import RawPeer
 
@@ -98,6 +99,44 @@ def test_a_failing_handler_is_answered_and_the_loop_goes_on(local_server):
         assert isinstance(reply.error, errors.InternalError) and "RuntimeError" in reply.error.message
         status = peer.ask(wire.encode("GetStatus", 6)).fields["result"]
     assert status["handler_failures"] == 1
+
+
+def _binary_recv_tensor(request_id, step_id, key, version=wire.PROTOCOL_VERSION, padding=bytes(6)):
+    return bytes([wire.BINARY_RECV_TENSOR, version]) + padding + request_id.to_bytes(8, "little") \
+        + step_id.to_bytes(8, "little") + key
+
+
+def test_binary_recv_tensors_are_checked_and_answered_like_any_message(local_server):
+    # The worker reads a binary RecvTensor on its own path (without decode's Message): the same checks,
+    # the same error replies, and a served request gets the binary tensor reply.
+    service = local_server.service
+    device = service.devices[0]
+    key = f"{device.name};{device.incarnation:016x};{device.name};edge_bin;0:0"
+    service.rendezvous.find_or_create(77).send(parse_key(key), np.arange(3.0))
+    bad = [
+        (_binary_recv_tensor(11, 77, key.encode(), version=1), errors.InvalidArgumentError,
+         "Unsupported protocol version 1"),
+        (_binary_recv_tensor(12, 77, key.encode(), padding=b"\1" + bytes(5)), errors.InvalidArgumentError,
+         "padding bytes must be zero"),
+        (_binary_recv_tensor(13, 2 ** 63, key.encode()), errors.InvalidArgumentError, "must be integers in [0, 2**63)"),
+        (_binary_recv_tensor(14, 77, b"k\xc3"), errors.InvalidArgumentError, "RecvTensor.key is not valid UTF-8"),
+        (_binary_recv_tensor(15, 77, b"not a key"), errors.InvalidArgumentError, "not a key"),
+        (_binary_recv_tensor(16, 77, key.replace(f"{device.incarnation:016x}", "0" * 16).encode()),
+         errors.AbortedError, "expects a different device incarnation"),
+    ]
+    with RawPeer(local_server.target) as peer:
+        before = peer.ask(wire.encode("GetStatus", 1)).fields["result"]["bad_messages"]
+        for frames, cls, words in bad:
+            peer.send([frames])
+            reply = peer.replies(limit=1)[0]
+            assert reply.id == int.from_bytes(frames[8:16], "little")
+            assert isinstance(reply.error, cls) and words in reply.error.message, (words, reply.error)
+        after = peer.ask(wire.encode("GetStatus", 2)).fields["result"]["bad_messages"]
+        assert after - before == 4  # the malformed headers; a bad key or incarnation is a well-formed request
+        peer.send([_binary_recv_tensor(20, 77, key.encode())])
+        reply = peer.replies(limit=1)[0]
+        assert reply.id == 20 and reply.error is None and reply.values[0].tolist() == [0.0, 1.0, 2.0]
+    service.rendezvous.cleanup(77)
 
 
 def test_a_dead_serving_loop_stops_the_server_instead_of_leaving_it_deaf():

@@ -32,7 +32,7 @@ def test_unknown_steps_are_capped_and_the_oldest_is_evicted_with_an_error():
     steps, manager, _ = table(max_unowned=3)
     outcomes = []
     for step_id in range(1, 6):
-        steps.for_recv(step_id, KEY.full_key).recv_async(KEY, waiter(outcomes))
+        steps.for_recv(step_id, KEY.full_key)[0].recv_async(KEY, waiter(outcomes))
     assert sorted(manager.active_steps()) == [3, 4, 5]
     assert len(outcomes) == 2 and all(isinstance(e, errors.AbortedError) for e in outcomes)
     assert "was evicted" in outcomes[0].message and "Step 1 " in outcomes[0].message
@@ -42,7 +42,7 @@ def test_unknown_steps_are_capped_and_the_oldest_is_evicted_with_an_error():
 def test_unknown_steps_expire():
     steps, manager, clock = table(unowned_ttl_s=60)
     outcomes = []
-    steps.for_recv(7, KEY.full_key).recv_async(KEY, waiter(outcomes))
+    steps.for_recv(7, KEY.full_key)[0].recv_async(KEY, waiter(outcomes))
     clock.now += 59
     steps.sweep()
     assert manager.active_steps() == [7] and outcomes == []
@@ -63,6 +63,36 @@ def test_waiting_requests_in_unknown_steps_are_capped():
     # a request for another step evicts the oldest unknown step
     steps.for_recv(2, "k")
     assert manager.active_steps() == [2]
+
+
+def test_answered_requests_no_longer_count_as_waiting():
+    steps, manager, _ = table(max_unowned_recvs=4)
+    for i in range(10):  # ten pulls from a step that does not run here, each answered before the next
+        _, ticket = steps.for_recv(1, f"k{i}")
+        assert steps.stats()["unowned_recvs"] == 1
+        steps.recv_answered(1, ticket)
+    assert steps.stats()["unowned_recvs"] == 0
+    tickets = [steps.for_recv(1, f"w{i}")[1] for i in range(4)]  # four that wait fill the cap again
+    with pytest.raises(errors.ResourceExhaustedError):
+        steps.for_recv(1, "w4")
+    steps.recv_answered(1, tickets[0])
+    assert steps.stats()["unowned_recvs"] == 3
+    steps.for_recv(1, "w4")
+
+
+def test_a_ticket_from_before_the_run_counts_nothing_afterwards():
+    steps, _, _ = table()
+    _, early = steps.for_recv(5, "k")       # before the RunGraph: counted
+    assert early is not None and steps.stats()["unowned_recvs"] == 1
+    steps.for_run(5)                        # adopted: its requests no longer count
+    _, during = steps.for_recv(5, "k2")
+    assert during is None and steps.stats()["unowned_recvs"] == 0
+    steps.release(5)
+    _, late = steps.for_recv(5, "k3")       # after it: counted again, in a new entry
+    steps.recv_answered(5, early)           # the early request's answer comes only now
+    assert steps.stats()["unowned_recvs"] == 1
+    steps.recv_answered(5, late)
+    assert steps.stats()["unowned_recvs"] == 0
 
 
 def test_a_running_step_is_never_evicted_or_expired_and_waits_for_cleanup_afterwards():
@@ -97,7 +127,7 @@ def test_abort_of_an_unknown_step_is_remembered_without_a_rendezvous():
 def test_an_aborted_step_leaves_nothing_behind():
     steps, manager, _ = table()
     outcomes = []
-    steps.for_recv(1, KEY.full_key).recv_async(KEY, waiter(outcomes))   # waiting before its RunGraph
+    steps.for_recv(1, KEY.full_key)[0].recv_async(KEY, waiter(outcomes))   # waiting before its RunGraph
     steps.abort(1, errors.CancelledError("closed"))
     assert 1 not in manager and isinstance(outcomes[0], errors.CancelledError)
     steps.for_run(2)                                                    # running when the abort comes
