@@ -447,11 +447,29 @@ def _read_tensor_reply(head, buffers, limit, total):
         raise WireError(f"Reply: unknown flags {flags:#x} in a binary tensor header")
     if len(buffers) != 2:
         raise WireError(f"Reply: header describes 1 tensors but {len(buffers) - 1} payload frames follow")
-    spec = {"dtype": BINARY_DTYPES[code], "shape": list(_TENSOR_REPLY[ndim].unpack_from(head)[7:])}
-    if flags:
-        spec["scalar"] = True
-    # The same checks and the same value as the JSON spec would give.
-    return Message(REPLY, request_id, {"error": None}, [decode_value(spec, buffers[1], 0, limit)], total)
+    # The JSON spec's checks (wire_validation.check_tensor_spec) for what a binary header can hold: its
+    # fields are integers already, so no dict is built (this runs on every cross-process edge, cold).
+    name = BINARY_DTYPES[code]
+    dtype = _DTYPES[name]
+    shape = _TENSOR_REPLY[ndim].unpack_from(head)[7:]
+    count = nominal = 1
+    for d in shape:
+        if d >= _U63:
+            raise WireError(f"tensor 0: shape {short(repr(list(shape)))} has a bad dimension")
+        count *= d
+        if d:
+            nominal *= d
+    buf = buffers[1]
+    if count * dtype.itemsize != buf.nbytes:
+        raise WireError(f"tensor 0: {name}{list(shape)} needs {count * dtype.itemsize} bytes, the frame has "
+                        f"{buf.nbytes}")
+    if nominal * dtype.itemsize > limit:
+        raise WireError(f"tensor 0: shape {short(repr(list(shape)))} of {name} is larger than the maximum "
+                        f"message size of {limit} bytes")
+    if flags and ndim:
+        raise WireError("tensor 0: 'scalar' must be a boolean and only set for shape []")
+    arr = _numeric_array(name, dtype, shape, count, buf, 0)
+    return Message(REPLY, request_id, {"error": None}, [arr[()] if flags else arr], total)
 
 
 def _read_empty_reply(head, buffers, limit, total):
@@ -614,21 +632,26 @@ def decode_value(spec, buf, index=0, limit=DEFAULT_MAX_MESSAGE_BYTES):
     if name == STRING:
         arr = _decode_strings(buf, shape, count, index)
     else:
-        dtype = _DTYPES[name]
-        if count == 0:
-            arr = np.empty(shape, dtype=dtype.newbyteorder("="))
-            arr.flags.writeable = False
-        else:
-            arr = np.frombuffer(buf, dtype=dtype)
-            if not arr.flags.aligned:  # small frames may sit unaligned in zmq's receive buffer
-                arr = arr.copy()
-            if dtype.byteorder == ">" or (dtype.byteorder == "<" and not _LITTLE):  # pragma: no cover
-                arr = arr.astype(dtype.newbyteorder("="))
-            arr = arr.reshape(shape)
-            arr.flags.writeable = False  # the frame's memory: values are immutable in the runtime
-            if name == "bool" and arr.view(np.uint8).max(initial=0) > 1:
-                raise WireError(f"tensor {index}: bool tensor holds bytes other than 0 and 1")
+        arr = _numeric_array(name, _DTYPES[name], shape, count, buf, index)
     return arr[()] if scalar else arr
+
+
+def _numeric_array(name, dtype, shape, count, buf, index):
+    """The read-only array a checked numeric spec describes, viewing the frame (zero-copy)."""
+    if count == 0:
+        arr = np.empty(shape, dtype=dtype.newbyteorder("="))
+        arr.flags.writeable = False
+        return arr
+    arr = np.frombuffer(buf, dtype=dtype)
+    if not arr.flags.aligned:  # small frames may sit unaligned in zmq's receive buffer
+        arr = arr.copy()
+    if dtype.byteorder == ">" or (dtype.byteorder == "<" and not _LITTLE):  # pragma: no cover
+        arr = arr.astype(dtype.newbyteorder("="))
+    arr = arr.reshape(shape)
+    arr.flags.writeable = False  # the frame's memory: values are immutable in the runtime
+    if name == "bool" and arr.view(np.uint8).max(initial=0) > 1:
+        raise WireError(f"tensor {index}: bool tensor holds bytes other than 0 and 1")
+    return arr
 
 
 _LITTLE = np.little_endian
