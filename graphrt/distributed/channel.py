@@ -72,7 +72,6 @@ _LAST_REPLIES_GRACE_MS = 50
 _MONITOR_EVENTS = (zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | zmq.EVENT_CONNECT_RETRIED
                    | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
                    | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_MONITOR_STOPPED)
-_REPLY_ONLY = frozenset({wire.REPLY})
 
 # Worker services serving in this process, by endpoint. A call to one of them is handled on the
 # caller's thread with no socket (as TF's worker cache hands the master its local worker directly):
@@ -263,9 +262,12 @@ class CallerReads:
             self._read()
 
     def _read(self):
+        # One reply per peer: whether another waits is asked at the next wait() (which reads before it
+        # sleeps) or by done(), and most blocking operations end with this reply. Reading until the
+        # socket is empty asked ZeroMQ once more per wait, to hear "no".
         count = 0
         for peer in self.peers:
-            count += self.pool._read_replies(peer)
+            count += self.pool._read_replies(peer, 1)
         return count
 
     def _drain(self):
@@ -477,8 +479,10 @@ class ChannelPool:
             except zmq.ZMQError:  # Again: no connection right now; let the I/O thread handle it
                 peer.outstanding.pop(call.id, None)
                 return False
-            pending = readable(peer.socket)
             reader = peer.reader
+            # A thread that reads this peer itself reads before it next sleeps (CallerReads.wait): it
+            # needs no check here (each costs a system call and pyzmq's option lookup, ~2.5 us).
+            pending = (reader is None or reader.thread != threading.get_ident()) and readable(peer.socket)
         call.frames = None
         if pending:  # our send consumed the socket's wake-up signal; input is waiting
             if reader is not None:
@@ -774,12 +778,13 @@ class ChannelPool:
         if call.id and call.claim():
             _deliver(call, error, None)
 
-    def _read_replies(self, peer):
-        """Reads and delivers the replies waiting on `peer`'s socket; returns how many were read."""
+    def _read_replies(self, peer, limit=256):
+        """Reads and delivers the replies waiting on `peer`'s socket (at most `limit`); returns how many
+        were read."""
         batch = []
         with peer.lock:
             sock = peer.socket
-            while sock is not None and len(batch) < 256 and readable(sock):
+            while sock is not None and len(batch) < limit and readable(sock):
                 batch.append(recv_frames(sock))
         count = len(batch)
         if count == 256 and peer.reader is None:
@@ -790,7 +795,7 @@ class ChannelPool:
             # as soon as it drops the tensor, so the next receive can reuse the memory.
             frames = batch.pop()
             try:
-                message = wire.decode(frames, self._max_bytes, expect=_REPLY_ONLY)
+                message = wire.decode_reply(frames, self._max_bytes)
             except Exception as e:  # noqa: BLE001 - wire.decode maps every failure to a WireError
                 text = e.message if isinstance(e, errors.OpError) else f"{type(e).__name__}: {e}"
                 request_id = wire.best_effort_id(frames)

@@ -324,7 +324,6 @@ def encode_small_array(arr):
 
 # -- decoding ------------------------------------------------------------------------------
 
-@guard_decode
 def decode(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, expect=None):
     """Decodes and validates one message (frames as received, without envelope).
 
@@ -374,6 +373,28 @@ def decode(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, expect=None):
     values = [decode_value(spec, buffers[i + 1], i, max_message_bytes) for i, spec in enumerate(specs)] \
         if specs else []
     return Message(msg_type, request_id, fields, values, total)
+
+
+_decode = decode
+decode = guard_decode(_decode)
+_REPLY_ONLY = frozenset({REPLY})
+
+
+@guard_decode
+def decode_reply(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
+    """`decode(frames, max_message_bytes, expect={REPLY})`. The binary tensor reply, every RecvTensor's
+    answer, goes straight to its reader: a client reads it right after a wake-up, when each step of
+    the general path runs cold."""
+    if len(frames) == 2:
+        head = _buffer(frames[0])
+        if head.nbytes >= _TENSOR_REPLY_FIXED and head[0] == BINARY_TENSOR_REPLY:
+            payload = _buffer(frames[1])
+            total = head.nbytes + payload.nbytes
+            if total > max_message_bytes:
+                raise WireError(f"Message of {total} bytes exceeds the maximum message size of "
+                                f"{max_message_bytes} bytes")
+            return _read_tensor_reply(head, (head, payload), max_message_bytes, total)
+    return _decode(frames, max_message_bytes, _REPLY_ONLY)
 
 
 _NO_SPECS = []

@@ -52,6 +52,7 @@ import select
 import sys
 import threading
 import time
+from functools import partial
 
 import numpy as np
 import zmq
@@ -159,16 +160,18 @@ class _Peers:
         self._addresses = {}
         self._holding = threading.local()  # .tasks: {task: [[id, key], ...]} while prefetch_recvs holds
 
-    def recv_tensor(self, src_task, step_id, key, done):
+    def recv_tensor(self, src_task, step_id, key, done, blocking=False):
         address = self._addresses.get(src_task)
         if address is None:
             address = self._addresses[src_task] = self._service.cluster.address_of_task(src_task)
         if address is None:
             raise errors.InternalError(f"No worker known as {src_task} (cluster: {self._service.cluster})",
                                        key=key.full_key)
-
-        def on_reply(error, message):
-            run_io_callback(_deliver_tensor, done, error, message)
+        if blocking:  # a blocking recv reads its own reply: no executor waits on this thread
+            on_reply = partial(_deliver_tensor, done)
+        else:
+            def on_reply(error, message):
+                run_io_callback(_deliver_tensor, done, error, message)
 
         held = getattr(self._holding, "tasks", None)
         if held is not None and src_task in held:
@@ -655,7 +658,7 @@ class WorkerService:
 
     def _serve_carried_recv(self, identity, step_id, request_id, key):
         try:
-            self._recv_tensor(identity, wire.Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, []))
+            self._answer_recv_tensor(identity, request_id, step_id, key)
         except Exception as e:  # noqa: BLE001 - answered like a RecvTensor that came alone
             self._reply(identity, request_id, _as_op_error(e))
 

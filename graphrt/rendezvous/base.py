@@ -163,10 +163,11 @@ class Rendezvous(abc.ABC):
         """
         return self._recv_waiting(key, timeout, None)
 
-    def _recv_waiting(self, key, timeout, reader):
+    def _recv_waiting(self, key, timeout, reader, start=None):
         """`recv`; with a `reader` (an object with `wait(seconds)` and `wake()`, see
         RemoteRendezvous.recv) the wait is spent in `reader.wait`, which may itself read and
-        deliver the value, and `wake()` is called once the value is in."""
+        deliver the value, and `wake()` is called once the value is in. `start(key, done)` asks
+        for the value (default: recv_async)."""
         # A bare lock is the cheapest one-shot signal; `done` may run before
         # recv_async returns, in which case acquire() succeeds at once.
         signal = threading.Lock()
@@ -179,7 +180,7 @@ class Rendezvous(abc.ABC):
             if reader is not None:
                 reader.wake()
 
-        self.recv_async(key, done)
+        (start or self.recv_async)(key, done)
         if reader is None:
             got = signal.acquire(timeout=-1 if timeout is None else max(timeout, 0))
         else:

@@ -9,9 +9,10 @@ poll). That worker serves the request with `recv_local_async`.
 
 The network side is injected as `peers`, an object with::
 
-    peers.recv_tensor(src_task, step_id, key, done) -> handle
+    peers.recv_tensor(src_task, step_id, key, done[, blocking=True]) -> handle
         # asks the worker of `src_task` ('/job:j/replica:r/task:t') for
         # `key`; calls done(error, value, is_dead) once, on any thread
+        # (`blocking`: only with read_here, for a recv waiting on its thread)
     peers.cancel(handle)
         # the rendezvous gave up on the request (abort); drop its reply
     peers.read_here(src_task) -> reader or None   (optional)
@@ -33,6 +34,7 @@ fails every request still out on the network, and `pending()` lists remote
 recvs still waiting next to the local entries.
 """
 import threading
+from functools import partial
 from time import monotonic
 
 from ..errors import AbortedError, InternalError, InvalidArgumentError, OpError
@@ -40,6 +42,8 @@ from .base import RECV_WAITING, PendingRecord, Rendezvous, fail_waiters
 from .local import LocalRendezvous
 
 __all__ = ["RemoteRendezvous", "task_of"]
+
+_BLOCKING = ({}, {"blocking": True})  # recv_tensor's keyword for a pull a blocking recv waits for
 
 
 def task_of(device_name):
@@ -83,15 +87,22 @@ class RemoteRendezvous(Rendezvous):
         transport can hand it the connection (`peers.read_here(src_task)`): a blocking pull then
         costs one thread wake-up, as a plain socket read would, not two."""
         read_here = getattr(self._peers, "read_here", None)
-        if read_here is None or key.src_device.startswith(self._prefix) or key.full_key in self._prefetched:
+        src = key.src_device
+        if read_here is None or src.startswith(self._prefix) or key.full_key in self._prefetched \
+                or not key.dst_device.startswith(self._prefix):
             return super().recv(key, timeout)
-        reader = read_here(task_of(key.src_device))
+        reader = read_here(task_of(src))
         if reader is None:
             return super().recv(key, timeout)
         try:
-            return self._recv_waiting(key, timeout, reader)
+            # Straight to the pull (recv_async's checks were made above), its reply delivered as is:
+            # nothing waits on this thread but this recv.
+            return self._recv_waiting(key, timeout, reader, self._pull_blocking)
         finally:
             reader.done()
+
+    def _pull_blocking(self, key, done):
+        self._pull(key, done, True)
 
     def prefetch(self, key):
         """Asks for a remote key now, before its recv: the value then waits in the local table, where
@@ -118,7 +129,7 @@ class RemoteRendezvous(Rendezvous):
                 pass  # the step was aborted meanwhile (with whatever error): nobody will receive it
         self._pull(key, deposit)
 
-    def _pull(self, key, done):
+    def _pull(self, key, done, blocking=False):
         full = key.full_key
         with self._lock:
             error = self._abort_error
@@ -133,7 +144,7 @@ class RemoteRendezvous(Rendezvous):
             return
         try:
             handle = self._peers.recv_tensor(task_of(key.src_device), self.step_id, key,
-                                             lambda e, v, d: self._remote_done(full, entry, e, v, d))
+                                             partial(self._remote_done, full, entry), **_BLOCKING[blocking])
         except Exception as e:  # noqa: BLE001 - e.g. no worker known for the source task
             with self._lock:
                 mine = self._remote.get(full) is entry

@@ -253,6 +253,30 @@ def test_the_workers_recv_tensor_reader_checks_what_decode_checks(frames, proble
         wire.read_recv_tensor(memoryview(request), limit=len(request) - 1)
 
 
+@pytest.mark.parametrize("frames, problem", MALFORMED_JSON + MALFORMED_BINARY)
+def test_a_clients_reply_reader_refuses_what_decode_refuses_in_the_same_words(frames, problem):
+    with pytest.raises(wire.WireError) as general:
+        wire.decode(frames, expect={wire.REPLY})
+    with pytest.raises(wire.WireError) as direct:
+        wire.decode_reply(frames)
+    assert direct.value.message == general.value.message
+
+
+@pytest.mark.parametrize("values", [[np.arange(6, dtype=np.float32).reshape(2, 3)], [np.float64(2.5)],
+                                    [np.array([True, False])], [np.zeros((0, 3), np.int64)], [],
+                                    [np.array([b"a", b"bc"], dtype=object)]])
+def test_a_clients_reply_reader_reads_what_decode_reads(values):
+    frames = [bytes(f) for f in wire.encode_reply(7, None, None, values)]
+    general, direct = wire.decode(frames, expect={wire.REPLY}), wire.decode_reply(frames)
+    assert (direct.type, direct.id, direct.fields, direct.nbytes) == (general.type, general.id, general.fields,
+                                                                      general.nbytes)
+    for got, want in zip(direct.values, general.values):
+        assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(wire.WireError, match="exceeds the maximum message size"):
+        wire.decode_reply(frames, max_message_bytes=direct.nbytes - 1)
+
+
 def test_size_limit_counts_every_frame():
     frames = wire.encode("RunGraph", 1, {"graph_handle": "h", "step_id": 1}, [np.zeros(1000, np.float32)])
     wire.decode(frames, max_message_bytes=4200)
