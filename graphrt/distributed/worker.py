@@ -80,7 +80,7 @@ from .cluster import ClusterSpec, tcp_endpoint
 
 _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or running at once
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
-_MAX_BATCH = 64               # requests read per wake-up before the outbox is served again
+_MAX_BATCH = 64               # deferred bookkeeping (after-reply work) run at once under a stream of requests
 _SHUTDOWN_ANSWER_GRACE_S = 0.2
 _MAX_CACHED_KEYS = 4096       # parsed keys kept per registered graph, and for RecvTensor
 _INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it  # how long a stopping worker lets peers read its Shutdown answers
@@ -362,14 +362,13 @@ class WorkerService:
         router, lock = self._router, self._router_lock
         try:
             while self._running:
-                batch = []
+                # One request at a time: whether another is queued is asked after this one is answered,
+                # not before (the question is a system call, and every request waits for it first).
                 with lock:
-                    while len(batch) < _MAX_BATCH and readable(router):
-                        batch.append(recv_frames(router))
-                if batch:
-                    for frames in batch:
-                        self._dispatch_safely(frames)
-                    del frames
+                    frames = recv_frames(router) if readable(router) else None
+                if frames is not None:
+                    self._dispatch_safely(frames)
+                    frames = None
                     if len(self._after_replies) > _MAX_BATCH:
                         self._run_after_replies()  # bounded under a stream of requests
                     continue
