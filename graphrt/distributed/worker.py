@@ -182,10 +182,11 @@ class _Peers:
         return self._service.channels.call(address, "RecvTensor", {"step_id": step_id, "key": key.full_key},
                                            callback=on_reply, peer_name=src_task)
 
-    def read_here(self, src_task):
-        """A blocking recv from `src_task` reads its reply on its own thread (ChannelPool.read_here)."""
+    def read_here(self, src_task, started=None):
+        """A blocking recv from `src_task` reads its reply on its own thread (ChannelPool.read_here);
+        `started` is when the recv began (perf_counter)."""
         address = self._addresses.get(src_task) or self._service.cluster.address_of_task(src_task)
-        return None if address is None else self._service.channels.read_here([address])
+        return None if address is None else self._service.channels.read_here([address], started)
 
     def holding(self, tasks):
         """While active on this thread, RecvTensor requests to `tasks` are held for their RunGraphs to

@@ -161,35 +161,41 @@ class Rendezvous(abc.ABC):
         `timeout` is in seconds (None waits forever); on timeout raises
         DeadlineExceededError naming the key, leaving the recv registered.
         """
-        return self._recv_waiting(key, timeout, None)
+        return self._recv_waiting(key, timeout)
 
-    def _recv_waiting(self, key, timeout, reader, start=None):
-        """`recv`; with a `reader` (an object with `wait(seconds)` and `wake()`, see
-        RemoteRendezvous.recv) the wait is spent in `reader.wait`, which may itself read and
-        deliver the value, and `wake()` is called once the value is in. `start(key, done)` asks
-        for the value (default: recv_async)."""
+    def _recv_waiting(self, key, timeout, take_reader=None, start=None):
+        """`recv`. `start(key, done)` asks for the value (default: recv_async). Then, unless the value
+        is already in, `take_reader()` may return a reader (an object with `wait(seconds)`, `wake()`
+        and `done()`, see RemoteRendezvous.recv): the wait is spent in `reader.wait`, which may itself
+        read and deliver the value, and `wake()` is called once the value is in."""
         # A bare lock is the cheapest one-shot signal; `done` may run before
         # recv_async returns, in which case acquire() succeeds at once.
         signal = threading.Lock()
         signal.acquire()
         result = []
+        reader = None
 
         def done(error, value, is_dead):
             result.append((error, value, is_dead))
             signal.release()
-            if reader is not None:
+            if reader is not None:  # read when called: the reader is taken after the request left
                 reader.wake()
 
         (start or self.recv_async)(key, done)
+        if take_reader is not None and not result:
+            reader = take_reader()
         if reader is None:
             got = signal.acquire(timeout=-1 if timeout is None else max(timeout, 0))
         else:
-            end = None if timeout is None else monotonic() + max(timeout, 0)
-            while not (got := signal.acquire(False)):
-                remaining = _READER_SLICE_S if end is None else min(_READER_SLICE_S, end - monotonic())
-                if remaining <= 0:
-                    break
-                reader.wait(remaining)
+            try:
+                end = None if timeout is None else monotonic() + max(timeout, 0)
+                while not (got := signal.acquire(False)):
+                    remaining = _READER_SLICE_S if end is None else min(_READER_SLICE_S, end - monotonic())
+                    if remaining <= 0:
+                        break
+                    reader.wait(remaining)
+            finally:
+                reader.done()
         if not got:
             raise DeadlineExceededError(
                 f"Timed out waiting for {key} after {timeout}s (the recv stays registered)",

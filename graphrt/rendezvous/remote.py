@@ -15,7 +15,7 @@ The network side is injected as `peers`, an object with::
         # (`blocking`: only with read_here, for a recv waiting on its thread)
     peers.cancel(handle)
         # the rendezvous gave up on the request (abort); drop its reply
-    peers.read_here(src_task) -> reader or None   (optional)
+    peers.read_here(src_task, started) -> reader or None   (optional)
         # lets a blocking recv read the reply on its own thread: reader.wait(seconds)
         # reads what arrived or sleeps until something does, reader.wake() ends a wait
         # from another thread, reader.done() gives the connection back
@@ -35,7 +35,7 @@ recvs still waiting next to the local entries.
 """
 import threading
 from functools import partial
-from time import monotonic
+from time import monotonic, perf_counter
 
 from ..errors import AbortedError, InternalError, InvalidArgumentError, OpError
 from .base import RECV_WAITING, PendingRecord, Rendezvous, fail_waiters
@@ -85,21 +85,18 @@ class RemoteRendezvous(Rendezvous):
     def recv(self, key, timeout=None):
         """As `Rendezvous.recv`. A remote value's reply is read on this thread while it waits when the
         transport can hand it the connection (`peers.read_here(src_task)`): a blocking pull then
-        costs one thread wake-up, as a plain socket read would, not two."""
+        costs one thread wake-up, as a plain socket read would, not two. The request leaves first
+        and the connection is taken while it travels (a reply that comes before is delivered by the
+        transport's own thread, through the same callback)."""
         read_here = getattr(self._peers, "read_here", None)
         src = key.src_device
         if read_here is None or src.startswith(self._prefix) or key.full_key in self._prefetched \
                 or not key.dst_device.startswith(self._prefix):
             return super().recv(key, timeout)
-        reader = read_here(task_of(src))
-        if reader is None:
-            return super().recv(key, timeout)
-        try:
-            # Straight to the pull (recv_async's checks were made above), its reply delivered as is:
-            # nothing waits on this thread but this recv.
-            return self._recv_waiting(key, timeout, reader, self._pull_blocking)
-        finally:
-            reader.done()
+        started = perf_counter()  # the blocking operation's start, for the transport's spin policy
+        # Straight to the pull (recv_async's checks were made above), its reply delivered as is:
+        # nothing waits on this thread but this recv.
+        return self._recv_waiting(key, timeout, lambda: read_here(task_of(src), started), self._pull_blocking)
 
     def _pull_blocking(self, key, done):
         self._pull(key, done, True)

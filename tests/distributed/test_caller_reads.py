@@ -120,6 +120,36 @@ def test_the_spin_policy_hears_each_blocking_operation_from_its_start(pair, monk
     pair.cleanup(step_id)
 
 
+def test_a_blocking_recv_sends_its_request_before_it_takes_the_connection(pair, monkeypatch):
+    # The request travels while the reader is set up; a reply that is in before the recv would wait
+    # (the value was sent first, and the I/O thread read the answer) needs no reader at all.
+    step_id, sender, receiver, key = _ends(pair, "edge_order")
+    pool, _ = _pool_and_address(pair)
+    events = []
+    original_call, original_read_here = type(pool).call, type(pool).read_here
+
+    def call(self, address, msg_type, *args, **kwargs):
+        events.append(msg_type)
+        return original_call(self, address, msg_type, *args, **kwargs)
+
+    def read_here(self, addresses, started=None):
+        events.append("read_here")
+        return original_read_here(self, addresses, started)
+    monkeypatch.setattr(type(pool), "call", call)
+    monkeypatch.setattr(type(pool), "read_here", read_here)
+    threading.Timer(0.05, sender.send, (key, np.int32(4))).start()
+    assert receiver.recv(key, timeout=WAIT) == (np.int32(4), False)
+    assert events == ["RecvTensor", "read_here"]
+    # A reply that came through the I/O thread before the reader was taken still ends the wait.
+    early = key.with_frame_iter(0, 3)
+    sender.send(early, np.int32(5))
+    monkeypatch.setattr(type(pool), "read_here", lambda self, addresses, started=None: (
+        time.sleep(0.1), original_read_here(self, addresses, started))[1])
+    assert receiver.recv(early, timeout=WAIT) == (np.int32(5), False)
+    assert all(peer.reader is None for peer in pool._peers.values())
+    pair.cleanup(step_id)
+
+
 def test_a_blocking_recv_that_times_out_gives_the_connection_back(pair):
     step_id, sender, receiver, key = _ends(pair, "edge_timeout")
     with pytest.raises(errors.DeadlineExceededError) as raised:
