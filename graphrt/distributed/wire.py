@@ -432,6 +432,7 @@ def _read_recv_tensor(head, buffers, limit, total):
     return Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, [], total)
 
 
+@guard_decode
 def read_recv_tensor(head, limit=DEFAULT_MAX_MESSAGE_BYTES):
     """(request id, step id, key) of a binary RecvTensor header, the message's only frame (a
     buffer whose first byte is BINARY_RECV_TENSOR), checked as `decode` checks it: the worker
