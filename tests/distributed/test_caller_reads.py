@@ -44,6 +44,18 @@ def _pool_and_address(pair):
     return pool, pair.cluster.address_of_task("/job:worker/replica:0/task:0")
 
 
+def _send_once_asked(sender, key, value, delay):
+    """Sends `value` `delay` seconds after the receiver's request for `key` reached the sender, so the
+    receiver surely waits that long (a timer started before the recv does not, on a busy machine)."""
+    def run():
+        deadline = time.monotonic() + WAIT
+        while not any(r.key.full_key == key.full_key for r in sender.pending()) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(delay)
+        sender.send(key, value)
+    threading.Thread(target=run, daemon=True).start()
+
+
 def _delivery_threads(monkeypatch):
     threads = []
     original = worker._deliver_tensor
@@ -67,7 +79,7 @@ def test_a_blocking_recv_reads_its_reply_on_its_own_thread(pair, monkeypatch, sp
     spins = []
     monkeypatch.setattr(channel, "spin", lambda poll, seconds: spins.append(seconds) or poll(seconds * 1000))
     value = np.arange(1 << 16, dtype=np.float32)
-    threading.Timer(0.05, sender.send, (key, value)).start()  # the recv waits for it
+    _send_once_asked(sender, key, value, 0.05)  # the recv waits for it
     got, dead = receiver.recv(key, timeout=WAIT)
     np.testing.assert_array_equal(got, value)
     assert not dead and threads == [threading.get_ident()]
@@ -102,7 +114,7 @@ def test_the_spin_policy_hears_each_blocking_operation_from_its_start(pair, monk
     pool, address = _pool_and_address(pair)
     policy = _RecordingPolicy()
     monkeypatch.setattr(pool, "spin_policy", policy)
-    threading.Timer(0.05, sender.send, (key, np.float32(1.5))).start()
+    _send_once_asked(sender, key, np.float32(1.5), 0.05)
     start = time.perf_counter()
     assert receiver.recv(key, timeout=WAIT) == (np.float32(1.5), False)
     took = time.perf_counter() - start
@@ -113,7 +125,9 @@ def test_the_spin_policy_hears_each_blocking_operation_from_its_start(pair, monk
     pool.read_here([address]).done()
     # `started` is when the operation began, not when its reader was made.
     reader = pool.read_here([address], started=time.perf_counter() - 10.0)
-    pool.call(address, "GetStatus", callback=lambda error, message: reader.wake())
+    later = key.with_frame_iter(0, 1)
+    _send_once_asked(sender, later, np.float32(2.5), 0.02)
+    receiver.recv_async(later, lambda error, value, is_dead: reader.wake())
     reader.wait(WAIT)
     reader.done()
     assert len(policy.operations) == 2 and policy.operations[1][1] >= 10.0
@@ -137,7 +151,7 @@ def test_a_blocking_recv_sends_its_request_before_it_takes_the_connection(pair, 
         return original_read_here(self, addresses, started)
     monkeypatch.setattr(type(pool), "call", call)
     monkeypatch.setattr(type(pool), "read_here", read_here)
-    threading.Timer(0.05, sender.send, (key, np.int32(4))).start()
+    _send_once_asked(sender, key, np.int32(4), 0.05)
     assert receiver.recv(key, timeout=WAIT) == (np.int32(4), False)
     assert events == ["RecvTensor", "read_here"]
     # A reply that came through the I/O thread before the reader was taken still ends the wait.
