@@ -787,7 +787,7 @@ class ChannelPool:
             while sock is not None and len(batch) < limit and readable(sock):
                 batch.append(recv_frames(sock))
         count = len(batch)
-        if count == 256 and peer.reader is None:
+        if count == limit and peer.reader is None:
             self._wake()  # more to read: come back after the others had their turn
         batch.reverse()
         while batch:

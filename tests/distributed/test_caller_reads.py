@@ -159,7 +159,9 @@ def test_a_blocking_recv_sends_its_request_before_it_takes_the_connection(pair, 
     sender.send(early, np.int32(5))
     monkeypatch.setattr(type(pool), "read_here", lambda self, addresses, started=None: (
         time.sleep(0.1), original_read_here(self, addresses, started))[1])
+    threads = _delivery_threads(monkeypatch)
     assert receiver.recv(early, timeout=WAIT) == (np.int32(5), False)
+    assert len(threads) == 1 and threads[0] != threading.get_ident()  # the I/O thread delivered it
     assert all(peer.reader is None for peer in pool._peers.values())
     pair.cleanup(step_id)
 
