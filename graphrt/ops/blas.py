@@ -115,6 +115,14 @@ def axpy(alpha, x, y):
     """y += alpha * x in place with BLAS, if it can (same float dtype and
     size, both contiguous, y writable, a BLAS found). Returns False otherwise,
     and the caller does it with numpy."""
+    if type(x) is not np.ndarray or x.size < _MIN_AXPY_ELEMENTS:
+        return False
+    with BLAS_LOCK:
+        return axpy_held(alpha, x, y)
+
+
+def axpy_held(alpha, x, y):
+    """`axpy` for a caller that holds BLAS_LOCK."""
     if (type(x) is not np.ndarray or type(y) is not np.ndarray or x.dtype != y.dtype or x.size != y.size
             or x.size < _MIN_AXPY_ELEMENTS or not x.flags.c_contiguous or not y.flags.c_contiguous
             or not y.flags.writeable):
@@ -122,8 +130,78 @@ def axpy(alpha, x, y):
     fn = _AXPY.get(y.dtype) if (_FOUND or _find_axpy()) else None
     if fn is None:
         return False
-    with BLAS_LOCK:
-        fn(y.size, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
+    fn(y.size, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
+    return True
+
+
+# -- gemm with an accumulating C (c += alpha * op(a) @ op(b)) ------------------------
+#
+# numpy's matmul always writes a new array (BLAS beta = 0). A weight's update
+# `w -= lr * (x.T @ dy)` can be one gemm into w itself (beta = 1): no gradient
+# array is written and read back, and no axpy pass follows (runtime/fused_updates.py).
+
+_GEMM = {}      # numpy dtype -> ctypes cblas_?gemm, filled on first use
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+
+
+def _find_gemm():
+    if "searched" in _GEMM:
+        return len(_GEMM) > 1
+    _GEMM["searched"] = True
+    for lib in _loaded_blas_libs():
+        for prefix in ("scipy_cblas_", "cblas_"):
+            for suffix, int_type in (("64_", ctypes.c_int64), ("", ctypes.c_int)):
+                s = getattr(lib, f"{prefix}sgemm{suffix}", None)
+                d = getattr(lib, f"{prefix}dgemm{suffix}", None)
+                if s is None or d is None:
+                    continue
+                for fn, scalar in ((s, ctypes.c_float), (d, ctypes.c_double)):
+                    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, int_type, int_type, int_type, scalar,
+                                   ctypes.c_void_p, int_type, ctypes.c_void_p, int_type, scalar, ctypes.c_void_p,
+                                   int_type]
+                    fn.restype = None
+                _GEMM[np.dtype(np.float32)] = s
+                _GEMM[np.dtype(np.float64)] = d
+                return True
+    return False
+
+
+def gemm_operand(x, transposed):
+    """(rows, cols, BLAS transpose flag, leading dimension) of op(x) for a 2-D C- or
+    Fortran-ordered array `x` (`transposed`: op(x) = x.T), or None for any other layout."""
+    if x.ndim != 2:
+        return None
+    r, c = x.shape
+    if x.flags.c_contiguous:
+        flag, ld = (_TRANS, c) if transposed else (_NO_TRANS, c)
+    elif x.flags.f_contiguous:  # x.T is C-ordered
+        flag, ld = (_NO_TRANS, r) if transposed else (_TRANS, r)
+    else:
+        return None
+    return (c, r, flag, ld) if transposed else (r, c, flag, ld)
+
+
+def gemm_update(alpha, a, ta, b, tb, c):
+    """c += alpha * op(a) @ op(b) in place with BLAS (op(x) = x.T where `ta`/`tb`), the caller
+    holding BLAS_LOCK. Returns False (nothing done) unless a, b and c are 2-D float arrays of one
+    dtype with matching shapes, a and b C- or Fortran-ordered, c C-ordered and writable, and a
+    BLAS gemm was found."""
+    if (type(a) is not np.ndarray or type(b) is not np.ndarray or type(c) is not np.ndarray
+            or not a.dtype == b.dtype == c.dtype or c.ndim != 2 or not c.flags.c_contiguous
+            or not c.flags.writeable):
+        return False
+    fn = _GEMM.get(c.dtype) if _find_gemm() else None
+    if fn is None:
+        return False
+    op_a, op_b = gemm_operand(a, ta), gemm_operand(b, tb)
+    if op_a is None or op_b is None:
+        return False
+    m, k, flag_a, lda = op_a
+    k_b, n, flag_b, ldb = op_b
+    if k != k_b or c.shape != (m, n) or not (m and n and k):
+        return False
+    fn(_ROW_MAJOR, flag_a, flag_b, m, n, k, float(alpha), a.ctypes.data, max(lda, 1), b.ctypes.data,
+       max(ldb, 1), 1.0, c.ctypes.data, max(n, 1))
     return True
 
 
@@ -177,6 +255,14 @@ def _find_threads():
 def blas_threads():
     """The number of threads numpy's OpenBLAS uses now (None without one)."""
     return int(_THREADS["get"]()) if _find_threads() else None
+
+
+def current_threads():
+    """The BLAS team size a call made now would use (None without an OpenBLAS found)."""
+    chooser = _CHOOSER
+    if chooser is not None and chooser.current is not None:
+        return chooser.current
+    return blas_threads()
 
 
 def set_blas_threads(n):

@@ -15,7 +15,8 @@ the same step stats when tracing and the same kernel cost profiling.
 Partitions with `_Recv`s or other asynchronous kernels run in segments
 (segmented_schedule.py) or through the dataflow executor
 (graph_executor._Run), and those with control flow through the frame executor.
-Untimed steps skip what common_subexpressions.py finds shared, start with
+Untimed steps skip what common_subexpressions.py finds shared, run a weight's
+gradient MatMul and its update as one gemm (fused_updates.py), start with
 the constants in their registers and run the list as generated straight-line
 code (schedule_code.py; the list walk stays for very long schedules).
 A step that fails elsewhere (another partition's error, a deadline, an
@@ -28,7 +29,7 @@ import numpy as np
 
 from .. import errors
 from ..framework.registry import ASYNC, STEP, SYNC, KernelContext
-from . import common_subexpressions, schedule_code
+from . import common_subexpressions, fused_updates, schedule_code
 from . import graph_executor as ge
 
 ENABLED = True  # tests turn it off to compare against the dataflow executor
@@ -54,7 +55,11 @@ def compile_schedule(ex):
             for i in _dataflow_order(ex)]
     entries = _entries(plan, reg_of)
     shared = common_subexpressions.eliminate(plan, reg_of)
-    fast = entries if shared is None else _entries(shared, reg_of)
+    untimed = plan if shared is None else shared
+    (untimed,), (fused,) = fused_updates.fuse([untimed], reg_of)
+    fast = entries if untimed is plan else _entries(untimed, reg_of)
+    for pos, fn in fused.items():
+        fast[pos].fn = fn
     registers = [None] * len(reg_of)
     if ex.device.device_type == "CPU":
         # a constant's kernel returns one array every step: untimed steps start with it in its register

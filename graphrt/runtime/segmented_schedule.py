@@ -20,7 +20,8 @@ errors and the step stats are the dataflow executor's; nodes are not shared
 (no common subexpression elimination across segments), but as in compiled
 schedules, untimed steps start with the constants in their registers and
 run each segment as generated code (schedule_code.generate_segment), values
-only that segment reads in locals.
+only that segment reads in locals, and a weight's gradient MatMul and its
+update run as one gemm where both are in one segment (fused_updates.py).
 """
 import collections
 import operator
@@ -28,7 +29,7 @@ import threading
 
 from .. import errors
 from ..framework.registry import ASYNC, STEP, SYNC
-from . import compiled_schedule, schedule_code
+from . import compiled_schedule, fused_updates, schedule_code
 from . import graph_executor as ge
 
 ENABLED = True  # tests turn it off to compare against the dataflow executor
@@ -72,6 +73,9 @@ def compile_segments(ex):
         plan[keys[waits[i]]].append((it, tuple(slot_source[s] for s in range(it.start, it.end))))
     frees = _frees(plan, list(keys))
     read = {r for nodes in plan for _, ins in nodes for r in ins}
+    untimed_plan, fused = fused_updates.fuse(plan, reg_of)
+    untimed_frees = frees if all(nodes is old for nodes, old in zip(untimed_plan, plan)) else _frees(
+        untimed_plan, list(keys))
     segs = Segments()
     segs.registers = [None] * len(reg_of)
     segs.segments = []
@@ -79,11 +83,12 @@ def compile_segments(ex):
         seg = Segment()
         seg.index = index
         seg.waits = key
-        seg.entries = tuple((it, ins, tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out)
-                                            if reg_of[(it.id, k)] in read),
-                             frees.get((index, pos), ())) for pos, (it, ins) in enumerate(nodes))
-        seg.flat = _flat(seg.entries, segs.registers)
-        seg.local = _local(index, seg.entries, plan)
+        seg.entries = _segment_entries(nodes, reg_of, read, frees, index)
+        # untimed steps: the same nodes less fused updates (fused_updates.py), with their own frees
+        untimed = seg.entries if untimed_frees is frees else _segment_entries(
+            untimed_plan[index], reg_of, read, untimed_frees, index)
+        seg.flat = _flat(untimed, segs.registers, fused[index])
+        seg.local = _local(index, untimed, untimed_plan)
         seg.code = None  # schedule_code for seg.flat, made at its first untimed run
         seg.code_tried = False
         segs.segments.append(seg)
@@ -98,14 +103,21 @@ def compile_segments(ex):
     return segs
 
 
-def _flat(entries, registers):
+def _segment_entries(nodes, reg_of, read, frees, index):
+    """Segment `index`'s entries: per node (item, input registers, (k, register) of the outputs
+    someone reads, registers to free)."""
+    return tuple((it, ins, tuple((k, reg_of[(it.id, k)]) for k in range(it.n_out) if reg_of[(it.id, k)] in read),
+                  frees.get((index, pos), ())) for pos, (it, ins) in enumerate(nodes))
+
+
+def _flat(entries, registers, kernels=None):
     """The entries as untimed steps run them: per kernel (kernel, mode,
     input getter, registers to free, output register, (k, register) of its
     outputs, item) with mode 0/1/2 a plain kernel of 0/1/more inputs, 3 one
     that needs the step or reads a variable, 4 an asynchronous one. A
     constant's value is put in `registers` (what a step starts with) instead."""
     flat = []
-    for it, ins, outs, frees in entries:
+    for pos, (it, ins, outs, frees) in enumerate(entries):
         if it.op == "Const" and it.kind == SYNC:
             if outs:
                 registers[outs[0][1]] = it.fn()
@@ -117,7 +129,8 @@ def _flat(entries, registers):
         else:
             mode = min(len(ins), 2)
         out_reg = outs[0][1] if it.n_out == 1 and outs else -1
-        flat.append((it.fn, mode, operator.itemgetter(*ins) if ins else None, frees, out_reg, outs, it, ins))
+        fn = kernels[pos] if kernels and pos in kernels else it.fn
+        flat.append((fn, mode, operator.itemgetter(*ins) if ins else None, frees, out_reg, outs, it, ins))
     return tuple(flat)
 
 
@@ -175,7 +188,7 @@ class SegmentedRun(ge._Run):
     """One segmented executor running one step (the dataflow run's callbacks,
     completions and failure handling; segments instead of nodes)."""
 
-    __slots__ = ("regs", "seg_pending")
+    __slots__ = ("regs", "seg_pending", "timed")
 
     def __init__(self, ex, step):
         # _Run's state without its per-node slots and counts
@@ -193,6 +206,9 @@ class SegmentedRun(ge._Run):
         self.running = False
         self.failed = False
         self.reported = False
+        # Decided once per run: timed and untimed segments free values at different places
+        # (fused updates move reads between segments), so one run never mixes them.
+        self.timed = step.stats is not None or ex.runs_to_profile > 0
 
     def _loop(self, deferred):
         segments = self.ex.segments.segments
@@ -211,7 +227,7 @@ class SegmentedRun(ge._Run):
     def _run_segment(self, seg, deferred, stats):
         """Runs one segment's nodes; False when the step failed meanwhile."""
         ex = self.ex
-        if stats is not None or ex.runs_to_profile > 0:
+        if self.timed:
             return self._run_timed(seg, deferred, stats)
         if seg.code is None and not seg.code_tried:
             seg.code_tried = True
