@@ -134,7 +134,7 @@ def axpy_held(alpha, x, y):
     return True
 
 
-# -- gemm with an accumulating C (c += alpha * op(a) @ op(b)) ------------------------
+# -- gemm with an accumulating C (c = beta * c + alpha * op(a) @ op(b)) ------------------------
 #
 # numpy's matmul always writes a new array (BLAS beta = 0). A weight's update
 # `w -= lr * (x.T @ dy)` can be one gemm into w itself (beta = 1): no gradient
@@ -181,8 +181,8 @@ def gemm_operand(x, transposed):
     return (c, r, flag, ld) if transposed else (r, c, flag, ld)
 
 
-def gemm_update(alpha, a, ta, b, tb, c):
-    """c += alpha * op(a) @ op(b) in place with BLAS (op(x) = x.T where `ta`/`tb`), the caller
+def gemm_update(alpha, a, ta, b, tb, c, beta=1.0):
+    """c = beta * c + alpha * op(a) @ op(b) in place with BLAS (op(x) = x.T where `ta`/`tb`), the caller
     holding BLAS_LOCK. Returns False (nothing done) unless a, b and c are 2-D float arrays of one
     dtype with matching shapes, a and b C- or Fortran-ordered, c C-ordered and writable, and a
     BLAS gemm was found."""
@@ -201,7 +201,7 @@ def gemm_update(alpha, a, ta, b, tb, c):
     if k != k_b or c.shape != (m, n) or not (m and n and k):
         return False
     fn(_ROW_MAJOR, flag_a, flag_b, m, n, k, float(alpha), a.ctypes.data, max(lda, 1), b.ctypes.data,
-       max(ldb, 1), 1.0, c.ctypes.data, max(n, 1))
+       max(ldb, 1), float(beta), c.ctypes.data, max(n, 1))
     return True
 
 

@@ -1,4 +1,5 @@
-"""A weight gradient's MatMul fused into its ApplyGradientDescent as one gemm
+"""A weight gradient's MatMul fused into its ApplyGradientDescent or
+ApplyMomentum as one gemm
 (runtime/fused_updates.py): the same bits as the two kernels, on one device
 and across two, fused only where the product has no other reader, errors
 named as unfused, a variable value someone still holds left alone, and
@@ -20,7 +21,7 @@ def fusion():
     fused_updates.ENABLED = True
 
 
-def _sgd(batch, n_in, n_out, dtype=np.float32, devices=("/cpu:0",), lr=0.05, fetch_grad=False):
+def _sgd(batch, n_in, n_out, dtype=np.float32, devices=("/cpu:0",), lr=0.05, fetch_grad=False, optimizer=None):
     rng = np.random.RandomState(1)
     g = tf.Graph()
     with g.as_default():
@@ -32,7 +33,7 @@ def _sgd(batch, n_in, n_out, dtype=np.float32, devices=("/cpu:0",), lr=0.05, fet
         with tf.device(devices[-1]):
             w2 = tf.Variable(rng.randn(n_out, n_out).astype(dtype), name="w2")
             loss = tf.reduce_mean(tf.square(tf.matmul(h, w2) - t))
-        opt = tf.train.GradientDescentOptimizer(lr)
+        opt = optimizer() if optimizer is not None else tf.train.GradientDescentOptimizer(lr)
         grads = opt.compute_gradients(loss, [w, w2], colocate_gradients_with_ops=True)
         train = opt.apply_gradients(grads)
         init = tf.global_variables_initializer()
@@ -71,11 +72,58 @@ def test_fused_sgd_gives_the_bits_of_the_two_kernels(fusion, devices, dtype):
         np.testing.assert_array_equal(a, b)
 
 
-def test_a_batch_whose_gemm_rounds_otherwise_keeps_the_two_kernels_bits(fusion):
+@pytest.mark.parametrize("devices", [("/cpu:0",), ("/cpu:0", "/cpu:1")])
+def test_fused_momentum_gives_the_bits_of_the_two_kernels(fusion, devices):
+    def momentum():
+        return tf.train.MomentumOptimizer(0.05, 0.9)
+    fused, _, n_fused = _train(True, 64, 48, 32, devices=devices, optimizer=momentum)
+    plain, _, n_plain = _train(False, 64, 48, 32, devices=devices, optimizer=momentum)
+    assert n_fused == 2 and n_plain == 0
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_nesterov_momentum_keeps_the_two_kernels(fusion):
+    def nesterov():
+        return tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True)
+    fused, _, n_fused = _train(True, 64, 48, 32, optimizer=nesterov)
+    plain, _, _ = _train(False, 64, 48, 32, optimizer=nesterov)
+    assert n_fused == 0  # its variable update reads the gradient itself
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fused_momentum_matches_numpy():
+    rng = np.random.RandomState(5)
+    w0 = rng.randn(6, 4).astype(np.float32)
+    xs = [rng.randn(8, 6).astype(np.float32) for _ in range(STEPS)]
+    gs = [rng.randn(8, 4).astype(np.float32) for _ in range(STEPS)]
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(w0, name="w")
+        x = tf.placeholder(tf.float32, [None, 6])
+        dy = tf.placeholder(tf.float32, [None, 4])
+        grad = tf.matmul(x, dy, transpose_a=True)
+        update = tf.train.MomentumOptimizer(0.1, 0.9).apply_gradients([(grad, w)])
+        init = tf.global_variables_initializer()
+    want, accum = w0.copy(), np.zeros_like(w0)
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        for xv, gv in zip(xs, gs):
+            sess.run(update, {x: xv, dy: gv})
+            accum = accum * np.float32(0.9) + xv.T @ gv
+            want = want - np.float32(0.1) * accum
+        np.testing.assert_allclose(sess.run(w), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("momentum", [None, 0.9])
+def test_a_batch_whose_gemm_rounds_otherwise_keeps_the_two_kernels_bits(fusion, momentum):
     # with a long inner dimension a gemm adds into C block by block; the first call compares and keeps
     # the two kernels for that shape wherever the bits differ
-    fused, _, _ = _train(True, 1500, 40, 24)
-    plain, _, _ = _train(False, 1500, 40, 24)
+    def optimizer():
+        return tf.train.MomentumOptimizer(0.05, momentum) if momentum else tf.train.GradientDescentOptimizer(0.05)
+    fused, _, _ = _train(True, 1500, 40, 24, optimizer=optimizer)
+    plain, _, _ = _train(False, 1500, 40, 24, optimizer=optimizer)
     for a, b in zip(fused, plain):
         np.testing.assert_array_equal(a, b)
 
