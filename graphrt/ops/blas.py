@@ -78,26 +78,30 @@ def _loaded_blas_paths():
                   and "blas" in p.rsplit("/", 1)[-1].lower())
 
 
-def _find_axpy():
-    global _FOUND
-    if _FOUND is not None:
-        return _FOUND
-    _FOUND = False
+def _find_cblas(routine, argtypes):
+    """{float32: cblas_s<routine>, float64: cblas_d<routine>} from numpy's BLAS as ctypes
+    functions, their arguments typed by `argtypes(blas int type, scalar type)`; None if absent."""
     for lib in _loaded_blas_libs():
         for prefix in ("scipy_cblas_", "cblas_"):
             for suffix, int_type in (("64_", ctypes.c_int64), ("", ctypes.c_int)):
-                s = getattr(lib, f"{prefix}saxpy{suffix}", None)
-                d = getattr(lib, f"{prefix}daxpy{suffix}", None)
+                s = getattr(lib, f"{prefix}s{routine}{suffix}", None)
+                d = getattr(lib, f"{prefix}d{routine}{suffix}", None)
                 if s is None or d is None:
                     continue
-                s.argtypes = [int_type, ctypes.c_float, ctypes.c_void_p, int_type, ctypes.c_void_p, int_type]
-                d.argtypes = [int_type, ctypes.c_double, ctypes.c_void_p, int_type, ctypes.c_void_p, int_type]
-                s.restype = d.restype = None
-                _AXPY[np.dtype(np.float32)] = s
-                _AXPY[np.dtype(np.float64)] = d
-                _FOUND = True
-                return True
-    return False
+                for fn, scalar in ((s, ctypes.c_float), (d, ctypes.c_double)):
+                    fn.argtypes = argtypes(int_type, scalar)
+                    fn.restype = None
+                return {np.dtype(np.float32): s, np.dtype(np.float64): d}
+    return None
+
+
+def _find_axpy():
+    global _FOUND
+    if _FOUND is None:
+        found = _find_cblas("axpy", lambda i, x: [i, x, ctypes.c_void_p, i, ctypes.c_void_p, i])
+        _AXPY.update(found or {})
+        _FOUND = found is not None
+    return _FOUND
 
 
 def _loaded_blas_libs():
@@ -145,25 +149,12 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 
 
 def _find_gemm():
-    if "searched" in _GEMM:
-        return len(_GEMM) > 1
-    _GEMM["searched"] = True
-    for lib in _loaded_blas_libs():
-        for prefix in ("scipy_cblas_", "cblas_"):
-            for suffix, int_type in (("64_", ctypes.c_int64), ("", ctypes.c_int)):
-                s = getattr(lib, f"{prefix}sgemm{suffix}", None)
-                d = getattr(lib, f"{prefix}dgemm{suffix}", None)
-                if s is None or d is None:
-                    continue
-                for fn, scalar in ((s, ctypes.c_float), (d, ctypes.c_double)):
-                    fn.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, int_type, int_type, int_type, scalar,
-                                   ctypes.c_void_p, int_type, ctypes.c_void_p, int_type, scalar, ctypes.c_void_p,
-                                   int_type]
-                    fn.restype = None
-                _GEMM[np.dtype(np.float32)] = s
-                _GEMM[np.dtype(np.float64)] = d
-                return True
-    return False
+    if "searched" not in _GEMM:
+        _GEMM["searched"] = True
+        _GEMM.update(_find_cblas("gemm", lambda i, x: [ctypes.c_int, ctypes.c_int, ctypes.c_int, i, i, i, x,
+                                                       ctypes.c_void_p, i, ctypes.c_void_p, i, x,
+                                                       ctypes.c_void_p, i]) or {})
+    return len(_GEMM) > 1
 
 
 def gemm_operand(x, transposed):

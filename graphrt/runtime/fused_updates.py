@@ -146,7 +146,7 @@ def make_kernel(mm, update):
         try:
             product = matmul(a, b)
         except Exception as exc:  # noqa: BLE001 - named as the MatMul's error, as unfused
-            raise ge._kernel_error(mm, exc, _NO_STEP) from None
+            raise ge._kernel_error(mm, exc) from None
         return apply(*args[:g], product, *args[g + 2:])
 
     if update.op == "ApplyGradientDescent":
@@ -168,10 +168,3 @@ def make_kernel(mm, update):
     fused.uses_blas_team = True
     fused.fuses = (mm.name, update.name)
     return fused
-
-
-class _NoStep:
-    error = None
-
-
-_NO_STEP = _NoStep()

@@ -712,9 +712,11 @@ def _tracking_blocking(it, fn, kind, device_name):
     return blocking
 
 
-def _kernel_error(it, exc, step):
+def _kernel_error(it, exc, step=None):
+    """`exc`, raised by node `it`'s kernel, as the OpError that names the node (`step`: the step it
+    ran in, whose own error is passed on as it is)."""
     if isinstance(exc, errors.OpError):
-        if exc is step.error or errors.is_derived(exc) or getattr(exc, "_annotated", False):
+        if (step is not None and exc is step.error) or errors.is_derived(exc) or getattr(exc, "_annotated", False):
             return exc
         if exc.node is None:
             exc.node = it.name

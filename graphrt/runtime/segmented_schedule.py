@@ -21,7 +21,7 @@ errors and the step stats are the dataflow executor's; nodes are not shared
 schedules, untimed steps start with the constants in their registers and
 run each segment as generated code (schedule_code.generate_segment), values
 only that segment reads in locals, and a weight's gradient MatMul and its
-update run as one gemm where both are in one segment (fused_updates.py).
+update run as one gemm in the update's segment (fused_updates.py).
 """
 import collections
 import operator
