@@ -56,7 +56,7 @@ def compile_schedule(ex):
     entries = _entries(plan, reg_of)
     shared = common_subexpressions.eliminate(plan, reg_of)
     untimed = plan if shared is None else shared
-    (untimed,), (fused,) = fused_updates.fuse([untimed], reg_of)
+    (untimed,), (fused,) = fused_updates.fuse([untimed], reg_of, ex.fused)
     fast = entries if untimed is plan else _entries(untimed, reg_of)
     for pos, fn in fused.items():
         fast[pos].fn = fn

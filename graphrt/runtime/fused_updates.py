@@ -43,13 +43,14 @@ ENABLED = True  # tests turn it off to compare against the two kernels
 _GRADIENT_INPUT = {"ApplyGradientDescent": 2, "ApplyMomentum": 3}
 
 
-def fuse(plans, reg_of):
+def fuse(plans, reg_of, fused_items=None):
     """`plans` (lists of (node, input registers) in run order: a schedule's one list, or a
     segmented schedule's segments) with each MatMul read by nothing but an update that can take
     it (see _GRADIENT_INPUT) dropped, and that update reading the MatMul's two inputs in place of
     the gradient; and per plan {position in its new list: fused kernel}. A MatMul in an earlier
     segment than its update moves into the update's segment (which waits for all it waits for),
-    where the product is used. A fetched product has its _Retval as a second reader and stays."""
+    where the product is used. A fetched product has its _Retval as a second reader and stays.
+    Each fused (matmul, update) pair is appended to `fused_items` when given."""
     if not ENABLED:
         return plans, [{} for _ in plans]
     reads = {}
@@ -80,6 +81,8 @@ def fuse(plans, reg_of):
             if id(it) in fused_with:
                 mm, mm_ins = fused_with[id(it)]
                 fused[len(new)] = make_kernel(mm, it)
+                if fused_items is not None:
+                    fused_items.append((mm, it))
                 g = _GRADIENT_INPUT[it.op]
                 ins = ins[:g] + mm_ins + ins[g + 1:]
             new.append((it, ins))

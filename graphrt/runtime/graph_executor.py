@@ -119,6 +119,7 @@ class GraphExecutor:
             self.loop_plan = compiled_loop.compile_loops(self)
             if self.loop_plan is not None:
                 self._run_class = compiled_loop.run_class
+        self.fused = []  # (matmul, update) items that untimed steps run as one kernel (fused_updates.py)
         self.schedule = compiled_schedule.compile_schedule(self)
         self.segments = None if self.schedule is not None else segmented_schedule.compile_segments(self)
         if self.schedule is not None:
@@ -155,6 +156,8 @@ class GraphExecutor:
                 for it in self.items:
                     if it.expensive:
                         it.expensive = it.cost_ns >= EXPENSIVE_NS and not (it.blas_team and spanning)
+                for matmul, update in self.fused:  # the fused kernel does the matmul's work too
+                    update.expensive = update.expensive or matmul.expensive
 
     # -- running --------------------------------------------------------------------
     def run_async(self, step, inline=True):

@@ -73,7 +73,7 @@ def compile_segments(ex):
         plan[keys[waits[i]]].append((it, tuple(slot_source[s] for s in range(it.start, it.end))))
     frees = _frees(plan, list(keys))
     read = {r for nodes in plan for _, ins in nodes for r in ins}
-    untimed_plan, fused = fused_updates.fuse(plan, reg_of)
+    untimed_plan, fused = fused_updates.fuse(plan, reg_of, ex.fused)
     untimed_frees = frees if all(nodes is old for nodes, old in zip(untimed_plan, plan)) else _frees(
         untimed_plan, list(keys))
     segs = Segments()

@@ -10,7 +10,7 @@ import pytest
 import graphrt as tf
 from graphrt import errors
 from graphrt.ops import blas
-from graphrt.runtime import fused_updates
+from graphrt.runtime import fused_updates, graph_executor
 
 STEPS = 8  # the first runs are profiled (every node, unfused); the rest are fused
 
@@ -230,3 +230,26 @@ def test_gemm_update_refuses_what_it_cannot_take():
         assert not blas.gemm_update(1.0, np.ones((4, 4), np.float32), False, np.ones((4, 4), np.float32), False,
                                     np.zeros((4, 4), np.float32).T)  # C not C-ordered
     np.testing.assert_array_equal(c, 0)
+
+
+def test_a_fused_update_counts_as_expensive_when_its_matmul_was(fusion):
+    # with one BLAS thread a long matmul is worth handing other devices' loops off before it; the
+    # fused kernel, which runs in the update's place, inherits that (graph_executor._note_run)
+    g, init, train, _, _, feed, _ = _sgd(64, 48, 32, devices=("/cpu:0", "/cpu:1"))
+    config = tf.ConfigProto(device_count={"CPU": 2}, intra_op_parallelism_threads=1)
+    with tf.Session(graph=g, config=config) as sess:
+        sess.run(init)
+        sess.run(train, feed)
+        executors = [ex for ex in sess.plan_for(train, feed).executors if ex.fused]
+        assert sum(len(ex.fused) for ex in executors) == 2
+        for ex in executors:
+            # the costs the profiled runs would find for a batch of 20,000 into a 64x64 weight
+            ex.runs_to_profile = 1
+            for matmul, update in ex.fused:
+                matmul.cost_ns, update.cost_ns = 10 * graph_executor.EXPENSIVE_NS, 1000
+                matmul.expensive = update.expensive = True  # as before measuring
+            ex._note_run()
+            for matmul, update in ex.fused:
+                assert matmul.expensive and update.expensive
+        for _ in range(3):
+            sess.run(train, feed)  # and the steps that follow run
