@@ -157,7 +157,7 @@ def _find_gemm():
     return len(_GEMM) > 1
 
 
-def gemm_operand(x, transposed):
+def _gemm_operand(x, transposed):
     """(rows, cols, BLAS transpose flag, leading dimension) of op(x) for a 2-D C- or
     Fortran-ordered array `x` (`transposed`: op(x) = x.T), or None for any other layout."""
     if x.ndim != 2:
@@ -184,7 +184,7 @@ def gemm_update(alpha, a, ta, b, tb, c, beta=1.0):
     fn = _GEMM.get(c.dtype) if _find_gemm() else None
     if fn is None:
         return False
-    op_a, op_b = gemm_operand(a, ta), gemm_operand(b, tb)
+    op_a, op_b = _gemm_operand(a, ta), _gemm_operand(b, tb)
     if op_a is None or op_b is None:
         return False
     m, k, flag_a, lda = op_a

@@ -168,6 +168,4 @@ def make_kernel(mm, update):
                     _add_scaled(var, -lr, accum.value)
                     return var
             return unfused((var, accum, lr, a, b, momentum), 3, a, b)
-    fused.uses_blas_team = True
-    fused.fuses = (mm.name, update.name)
     return fused
