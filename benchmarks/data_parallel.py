@@ -1,4 +1,4 @@
-"""Data parallelism measured against the textbook (issue 12).
+"""Data parallelism measured against the textbook.
 
 Prints one JSON object with four sections, every figure read from a traced
 step's RunMetadata (transfers, step stats, allocator memory):

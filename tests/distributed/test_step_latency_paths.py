@@ -1,4 +1,4 @@
-"""The short paths of a distributed step (issue 11, cross-process latency):
+"""The short paths of a distributed step (its cross-process latency):
 
 * a session on its own server's target calls that server's worker on its own
   thread (no socket), with the wire's semantics kept: fetched arrays are the

@@ -1,10 +1,10 @@
-"""Item 3 of issue 9: anonymous peers cannot grow a worker's memory without bound.
+"""Bounded worker state: anonymous peers cannot grow a worker's memory without bound.
 
 20,000 RecvTensor requests for made-up steps, 20,000 AbortSteps and 2,000
 RegisterGraphs used to add about 580 MiB to a worker, never returned. Now unknown
 steps live in a capped, expiring table, aborts of unknown steps in a bounded LRU,
 and registrations under a quota (least recently used graphs are evicted), so 50,000 hostile messages leave the worker's RSS
-within 50 MiB of where it started (the issue's bound), and it still serves.
+within 50 MiB of where it started (the bound this test holds it to), and it still serves.
 """
 import os
 

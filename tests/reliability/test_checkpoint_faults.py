@@ -1,7 +1,7 @@
-"""Item 7 of issue 9 (checkpoints): a corrupted checkpoint is DataLossError, a dtype or
+"""Checkpoint faults: a corrupted checkpoint is DataLossError, a dtype or
 shape that does not match the variable is InvalidArgumentError; both name the checkpoint
-(and the variable). (The checks live in graphrt/train/, from the checkpoint work of issue 15;
-these tests pin the behaviour the issue asked for.)"""
+(and the variable). (The checks live in graphrt/train/; these tests pin the behaviour from the
+reliability side.)"""
 import numpy as np
 import pytest
 

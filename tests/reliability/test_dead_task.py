@@ -1,4 +1,4 @@
-"""Item 5 of issue 9: a dead task stops only the steps that touch it.
+"""Dead tasks: a dead task stops only the steps that touch it.
 
 After a worker died, the session listed the devices of every task before each step,
 so even steps on live tasks failed with UnavailableError until it came back. Now a

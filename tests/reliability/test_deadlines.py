@@ -1,4 +1,4 @@
-"""Item 6 of issue 9: a step deadline holds even when a kernel blocks.
+"""Deadlines: a step deadline holds even when a kernel blocks.
 
 A py_func blocked on I/O used to keep Session.run past timeout_in_ms (3 s for a 0.5 s
 limit; forever for a block that never ends): partitions ran on the calling thread.

@@ -1,4 +1,4 @@
-"""Item 7 of issue 9: a session closed mid-step leaves nothing on its workers, a busy
+"""Lesser faults: a session closed mid-step leaves nothing on its workers, a busy
 port is a graphrt error naming the address, SIM allocations are checked before a host
 buffer is built."""
 import threading

@@ -1,4 +1,4 @@
-"""Item 1 and 2 of issue 9: no message silences a worker, no reply kills a client's pool.
+"""Poison messages: no message silences a worker, no reply kills a client's pool.
 
 A spec declaring a zero-size tensor of an absurd shape used to make numpy raise a
 ValueError inside the decoder: the worker's serving thread ended (the process lived

@@ -1,4 +1,4 @@
-"""Item 4 of issue 9: py_func callbacks cannot be triggered by a remote peer.
+"""py_func tokens: py_func callbacks cannot be triggered by a remote peer.
 
 Tokens used to be sequential (pyfunc_0, ...): a peer registering a graph that named
 one ran a callback of the program hosting the server. Tokens are now random, and a

@@ -1,4 +1,4 @@
-"""Item 3 of issue 9, in process: the StepTable and GraphQuota keep per-peer state bounded."""
+"""Bounded worker state, in process: the StepTable and GraphQuota keep per-peer state bounded."""
 import pytest
 
 from graphrt import errors
