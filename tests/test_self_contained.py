@@ -1,4 +1,4 @@
-"""The repository stands alone: the tests, README, samples and benchmarks read
+"""The repository stands alone: the tests, README, docs, samples and benchmarks read
 nothing outside it, so a fresh clone runs every test (none skips for a
 missing file elsewhere)."""
 import os
@@ -9,7 +9,7 @@ OUTSIDE = re.compile(r"\.\./shared|/work/")
 
 
 def _files():
-    for top in ("tests", "samples", "benchmarks", "graphrt"):
+    for top in ("tests", "samples", "benchmarks", "graphrt", "docs"):
         for folder, _, names in os.walk(os.path.join(ROOT, top)):
             for name in names:
                 if name.endswith((".py", ".md", ".json", ".txt")):
