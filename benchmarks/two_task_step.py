@@ -147,6 +147,7 @@ class RawSide:
             raise RuntimeError("the raw pyzmq peer did not start")
         self.ctx = zmq.Context()
         self.dealer = self.ctx.socket(zmq.DEALER)
+        self.dealer.setsockopt(zmq.RCVTIMEO, 10_000)  # a dead peer raises zmq.Again, not a hang
         self.dealer.connect(f"tcp://127.0.0.1:{port}")
         self.payload = np.ones(1, np.float32)
 
@@ -165,7 +166,11 @@ class RawSide:
         finally:
             self.dealer.close(linger=0)
             self.ctx.term()
-            self.proc.wait(timeout=30)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
 
 
 def main():
