@@ -24,21 +24,11 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _util import emit  # noqa: E402
+from _util import emit, time_calls  # noqa: E402
 from graphrt.ops import blas  # noqa: E402
 
 M, K, N = 256, 1024, 1024
-WINDOW_S = 0.4  # each way's timing window in a sample
-
-
-def _per_call(fn, window=WINDOW_S):
-    for _ in range(2):
-        fn()
-    t0, calls = time.perf_counter(), 0
-    while time.perf_counter() - t0 < window:
-        fn()
-        calls += 1
-    return (time.perf_counter() - t0) / calls
+WINDOW_S = 0.4  # each way's timing window in a sample (the pair's two threads run through it together)
 
 
 def _pinned(cpu, fn):
@@ -54,14 +44,15 @@ def _pinned(cpu, fn):
 def sample(cpus, a, b):
     blas.set_blas_threads(2)
     out = np.empty((M, N), np.float32)
-    team = _per_call(lambda: np.matmul(a, b, out=out))
+    team = time_calls(lambda: np.matmul(a, b, out=out), min_time=WINDOW_S)
     blas.set_blas_threads(1)
-    one = [_pinned(cpu, lambda: _per_call(lambda: np.matmul(a, b, out=out))) for cpu in cpus]
+    one = [_pinned(cpu, lambda: time_calls(lambda: np.matmul(a, b, out=out), min_time=WINDOW_S)) for cpu in cpus]
     pair_times = [None, None]
 
     def work(i):
         mine_a, mine_out = a.copy(), np.empty_like(out)
-        pair_times[i] = _pinned(cpus[i], lambda: _per_call(lambda: np.matmul(mine_a, b, out=mine_out)))
+        pair_times[i] = _pinned(cpus[i], lambda: time_calls(lambda: np.matmul(mine_a, b, out=mine_out),
+                                                            min_time=WINDOW_S))
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
     for t in threads:

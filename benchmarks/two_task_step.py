@@ -113,7 +113,16 @@ def driver(impl):
             server.stop()
     finally:
         child.stdin.close()
-        child.wait(timeout=30)
+        _stop(child, 30)
+
+
+def _stop(proc, timeout):
+    """Waits for a child that was told to stop; kills it if it does not."""
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class Side:
@@ -122,6 +131,8 @@ class Side:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline().strip()
         if line != "ok":
+            self.proc.kill()
+            self.proc.wait()
             raise RuntimeError(f"the {impl} side did not start (said {line!r})")
 
     def time(self, calls):
@@ -131,7 +142,7 @@ class Side:
 
     def close(self):
         self.proc.stdin.close()
-        self.proc.wait(timeout=60)
+        _stop(self.proc, 60)
 
 
 class RawSide:
@@ -144,6 +155,8 @@ class RawSide:
         self.proc = subprocess.Popen([sys.executable, __file__, "--role", "raw", "--port", str(port)],
                                      stdout=subprocess.PIPE, text=True)
         if self.proc.stdout.readline().strip() != "ready":
+            self.proc.kill()
+            self.proc.wait()
             raise RuntimeError("the raw pyzmq peer did not start")
         self.ctx = zmq.Context()
         self.dealer = self.ctx.socket(zmq.DEALER)
@@ -166,11 +179,7 @@ class RawSide:
         finally:
             self.dealer.close(linger=0)
             self.ctx.term()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            _stop(self.proc, 30)
 
 
 def main():
@@ -200,8 +209,14 @@ def main():
             for name, side in sides.items():
                 samples[name].append(side.time(CALLS_PER_ROUND))
     finally:
-        for side in sides.values():
-            side.close()
+        failed = None
+        for side in sides.values():  # each is stopped even when another's stop fails
+            try:
+                side.close()
+            except Exception as e:  # noqa: BLE001 - re-raised below, after the others stopped
+                failed = failed or e
+        if failed is not None:
+            raise failed
     figures = {f"{name}_step_us": round(float(np.median(s)) * 1e6, 1) for name, s in samples.items()
                if name != "raw_pyzmq"}
     raw = float(np.median(samples["raw_pyzmq"]))
