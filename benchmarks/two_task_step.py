@@ -13,7 +13,9 @@ Also printed: the floor, a raw pyzmq DEALER->ROUTER round trip of 4 bytes
 between two processes, timed in the same alternating rounds (a distributed
 step needs at least one: the RunGraph to the other task, carrying the request
 for its tensor, answered by the tensor and the RunGraph's reply), and the
-spread of the per-round ratios to TensorFlow.
+spread of the per-round ratios to TensorFlow. The figures are means over a
+round's calls (as TensorFlow's side is timed); `median_call_us` is each side's
+median single call, what a step costs between the machine's slow stretches.
 
     python benchmarks/two_task_step.py [--tf-python PYTHON] [--rounds N]
 """
@@ -32,6 +34,13 @@ sys.path.insert(0, HERE)
 from _util import emit  # noqa: E402
 
 CALLS_PER_ROUND = 200
+# Untimed steps at the start of every round, on every side. A side idles while the others run their
+# rounds, and in two of three runs of 16 rounds, graphrt's rounds after a 0.3 s idle ran their first
+# ~100 steps at 330-380 us against ~270-290 from their 200th (TensorFlow's: its first ~10 steps only);
+# in the third, no difference. A round of 200 steps is 60 ms for graphrt and 180 ms for TensorFlow, so
+# the shorter step was timed mostly in that slow start, which a training loop's back-to-back steps
+# never see.
+WARMUP_S = 0.2
 
 
 def free_ports(n):
@@ -103,12 +112,20 @@ def driver(impl):
                 for _ in range(50):
                     sess.run(y)
                 print("ok", flush=True)
+                clock = time.perf_counter
                 for line in sys.stdin:
                     calls = int(line)
-                    t0 = time.perf_counter()
-                    for _ in range(calls):
+                    warm_until = clock() + WARMUP_S
+                    while clock() < warm_until:
                         sess.run(y)
-                    print((time.perf_counter() - t0) / calls, flush=True)
+                    ends = np.empty(calls + 1)
+                    ends[0] = clock()
+                    for i in range(1, calls + 1):
+                        sess.run(y)
+                        ends[i] = clock()
+                    # The mean is the figure; the median call says what a step costs between the
+                    # machine's slow stretches, which lengthen a few steps by up to a millisecond.
+                    print((ends[-1] - ends[0]) / calls, float(np.median(np.diff(ends))), flush=True)
         if hasattr(server, "stop"):
             server.stop()
     finally:
@@ -136,9 +153,11 @@ class Side:
             raise RuntimeError(f"the {impl} side did not start (said {line!r})")
 
     def time(self, calls):
+        """(mean, median) seconds per call over `calls` steps."""
         self.proc.stdin.write(f"{calls}\n")
         self.proc.stdin.flush()
-        return float(self.proc.stdout.readline())
+        mean, median = self.proc.stdout.readline().split()
+        return float(mean), float(median)
 
     def close(self):
         self.proc.stdin.close()
@@ -165,12 +184,18 @@ class RawSide:
         self.payload = np.ones(1, np.float32)
 
     def time(self, calls):
-        dealer, payload = self.dealer, self.payload
-        t0 = time.perf_counter()
-        for _ in range(calls):
+        dealer, payload, clock = self.dealer, self.payload, time.perf_counter
+        warm_until = clock() + WARMUP_S
+        while clock() < warm_until:
             dealer.send(payload, copy=False)
             dealer.recv(copy=False)
-        return (time.perf_counter() - t0) / calls
+        ends = np.empty(calls + 1)
+        ends[0] = clock()
+        for i in range(1, calls + 1):
+            dealer.send(payload, copy=False)
+            dealer.recv(copy=False)
+            ends[i] = clock()
+        return (ends[-1] - ends[0]) / calls, float(np.median(np.diff(ends)))
 
     def close(self):
         try:
@@ -217,15 +242,18 @@ def main():
                 failed = failed or e
         if failed is not None:
             raise failed
-    figures = {f"{name}_step_us": round(float(np.median(s)) * 1e6, 1) for name, s in samples.items()
+    means = {name: [mean for mean, _ in s] for name, s in samples.items()}
+    figures = {f"{name}_step_us": round(float(np.median(m)) * 1e6, 1) for name, m in means.items()
                if name != "raw_pyzmq"}
-    raw = float(np.median(samples["raw_pyzmq"]))
+    figures["median_call_us"] = {name: round(float(np.median([median for _, median in s])) * 1e6, 1)
+                                 for name, s in samples.items()}
+    raw = float(np.median(means["raw_pyzmq"]))
     figures["raw_pyzmq_round_trip_us"] = round(raw * 1e6, 1)
     figures["graphrt_vs_raw_round_trips"] = round(figures["graphrt_step_us"] / (raw * 1e6), 2)
     if "tensorflow" in sides:
         figures["graphrt_vs_tensorflow"] = round(figures["graphrt_step_us"] / figures["tensorflow_step_us"], 3)
         # The spread says how much of the figure is the machine: a round's ratio moves with its phase.
-        per_round = np.array(samples["graphrt"]) / np.array(samples["tensorflow"])
+        per_round = np.array(means["graphrt"]) / np.array(means["tensorflow"])
         figures["graphrt_vs_tensorflow_per_round"] = {
             "min": round(float(per_round.min()), 3), "median": round(float(np.median(per_round)), 3),
             "max": round(float(per_round.max()), 3)}
