@@ -2,11 +2,11 @@
 
 On this VM a vCPU that idles for more than about a millisecond comes back to
 one of two speeds and keeps it until it idles again: most often its usual
-speed, but some of the time (30-40% of the draws on some days) 1.7-1.8x
-slower, as if it now shared its physical core with another guest. Work that
-does not idle rarely slows (`--interval 0`: 2% of samples against 7-40%). A step
-that idles between messages draws again and again, and a step whose time is
-interpreter work slows with each bad draw.
+speed, but some of the time (7-60% of the samples, depending on the hour)
+1.7-1.8x slower. Work that does not idle rarely slows (`--interval 0`: 2% of
+samples). Work that is mostly interpreter, as graphrt's small steps are,
+slows with each slow draw; a one-thread matmul sampled at the same time kept
+its speed.
 
 One process per CPU, pinned to it, sleeps `--interval` seconds (the idle
 that starts a new draw) and then times a fixed pure-Python loop; a sample is

@@ -43,6 +43,22 @@ CALLS_PER_ROUND = 200
 WARMUP_S = 0.2
 
 
+def time_round(call, calls):
+    """(mean, median) seconds per call of `calls` calls, after WARMUP_S of untimed ones. The mean is
+    the figure; the median says what a call costs between the machine's slow stretches, which
+    lengthen a few steps by up to a millisecond."""
+    clock = time.perf_counter
+    warm_until = clock() + WARMUP_S
+    while clock() < warm_until:
+        call()
+    ends = np.empty(calls + 1)
+    ends[0] = clock()
+    for i in range(1, calls + 1):
+        call()
+        ends[i] = clock()
+    return (ends[-1] - ends[0]) / calls, float(np.median(np.diff(ends)))
+
+
 def free_ports(n):
     socks = [socket.socket() for _ in range(n)]
     for s in socks:
@@ -112,20 +128,8 @@ def driver(impl):
                 for _ in range(50):
                     sess.run(y)
                 print("ok", flush=True)
-                clock = time.perf_counter
                 for line in sys.stdin:
-                    calls = int(line)
-                    warm_until = clock() + WARMUP_S
-                    while clock() < warm_until:
-                        sess.run(y)
-                    ends = np.empty(calls + 1)
-                    ends[0] = clock()
-                    for i in range(1, calls + 1):
-                        sess.run(y)
-                        ends[i] = clock()
-                    # The mean is the figure; the median call says what a step costs between the
-                    # machine's slow stretches, which lengthen a few steps by up to a millisecond.
-                    print((ends[-1] - ends[0]) / calls, float(np.median(np.diff(ends))), flush=True)
+                    print(*time_round(lambda: sess.run(y), int(line)), flush=True)
         if hasattr(server, "stop"):
             server.stop()
     finally:
@@ -184,18 +188,12 @@ class RawSide:
         self.payload = np.ones(1, np.float32)
 
     def time(self, calls):
-        dealer, payload, clock = self.dealer, self.payload, time.perf_counter
-        warm_until = clock() + WARMUP_S
-        while clock() < warm_until:
+        dealer, payload = self.dealer, self.payload
+
+        def round_trip():
             dealer.send(payload, copy=False)
             dealer.recv(copy=False)
-        ends = np.empty(calls + 1)
-        ends[0] = clock()
-        for i in range(1, calls + 1):
-            dealer.send(payload, copy=False)
-            dealer.recv(copy=False)
-            ends[i] = clock()
-        return (ends[-1] - ends[0]) / calls, float(np.median(np.diff(ends)))
+        return time_round(round_trip, calls)
 
     def close(self):
         try:
