@@ -5,8 +5,7 @@ one of two speeds and keeps it until it idles again: most often its usual
 speed, but some of the time (7-60% of the samples, depending on the hour)
 1.7-1.8x slower. Work that does not idle rarely slows (`--interval 0`: 2% of
 samples). Work that is mostly interpreter, as graphrt's small steps are,
-slows with each slow draw; a one-thread matmul sampled at the same time kept
-its speed.
+slows with each slow draw; a one-thread matmul in the same draws slowed ~7%.
 
 One process per CPU, pinned to it, sleeps `--interval` seconds (the idle
 that starts a new draw) and then times a fixed pure-Python loop; a sample is
