@@ -2,7 +2,7 @@
 
 On this VM a vCPU that idles for more than about a millisecond comes back to
 one of two speeds and keeps it until it idles again: most often its usual
-speed, but some of the time (7-60% of the samples, depending on the hour)
+speed, but some of the time (7-73% of the samples, depending on the hour)
 1.7-1.8x slower. Work that does not idle rarely slows (`--interval 0`: 2% of
 samples). Work that is mostly interpreter, as graphrt's small steps are,
 slows with each slow draw; a one-thread matmul in the same draws slowed ~7%.
