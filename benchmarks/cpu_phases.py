@@ -11,9 +11,10 @@ One process per CPU, pinned to it, sleeps `--interval` seconds (the idle
 that starts a new draw) and then times a fixed pure-Python loop; a sample is
 "slow" when it takes over 1.25x that CPU's fastest. `--interval 0` samples
 without idling, the control. It describes the machine, not a given run of
-another benchmark: its slow share just before three runs of two_task_step.py
-(0.73-0.87) did not predict their ratios (0.308, 0.396, 0.436), since a step
-that idles for microseconds does not draw as one that idles for a second.
+another benchmark: its `any_cpu_slow_share` just before three runs of
+two_task_step.py (0.73-0.87) did not predict their ratios (0.308, 0.396,
+0.436), since a step that idles for microseconds does not draw as one that
+idles for a second.
 
     python benchmarks/cpu_phases.py [--samples 60] [--interval 1]
 """
