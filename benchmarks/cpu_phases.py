@@ -28,7 +28,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from _util import emit  # noqa: E402
+from _util import emit, time_calls  # noqa: E402
 
 SLOW = 1.25  # a sample this many times the CPU's fastest counts as slow
 REPEATS = 10  # loops per sample; the sample is their median
@@ -48,12 +48,7 @@ def _sample(cpu, samples, interval, start, out):
         # Every CPU samples at the same moments, so their slow stretches can be compared.
         if interval:
             time.sleep(max(0.0, start + n * interval - time.time()))
-        each = []
-        for _ in range(REPEATS):
-            t0 = time.perf_counter()
-            _loop()
-            each.append(time.perf_counter() - t0)
-        times.append(float(np.median(each)))
+        times.append(time_calls(_loop, min_time=0.0, min_calls=REPEATS, warmup=0))
     out.put((cpu, times))
 
 
