@@ -8,7 +8,8 @@ receives them one after another: each recv is one RecvTensor round trip
 (request, the sender's long-poll answer, a zero-copy tensor frame into
 np.frombuffer). The raw figure is a DEALER->ROUTER round trip of a tiny
 request answered with the same bytes (copy=False both ways) between the same
-two processes. Prints one JSON object: per size the median (and p90)
+two processes, over the transport the pulls use (`transports`: a Unix socket
+between processes of one machine, see graphrt/distributed/loopback.py). Prints one JSON object: per size the median (and p90)
 latency, the throughput, and the ratios rendezvous/raw.
 
     python benchmarks/remote_transfer.py [--quick]
@@ -43,13 +44,16 @@ def value_of(size):
 
 def child(cluster, raw_port, control_port):
     import zmq
+    from graphrt.distributed import loopback
     from graphrt.distributed.worker import WorkerService
     from graphrt.rendezvous import ParsedKey
     service = WorkerService(cluster, "worker", 0)
     device = service.devices[0]
     ctx = zmq.Context()
     raw = ctx.socket(zmq.ROUTER)
-    raw.bind(f"tcp://127.0.0.1:{raw_port}")
+    # Where a graphrt server listens too (loopback.py): the floor uses the transport graphrt's pulls use.
+    for endpoint in [f"tcp://127.0.0.1:{raw_port}"] + loopback.server_endpoints("127.0.0.1", raw_port):
+        raw.bind(endpoint)
     control = ctx.socket(zmq.REP)
     control.bind(f"tcp://127.0.0.1:{control_port}")
     buffers = {}
@@ -127,6 +131,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer iterations")
     args = ap.parse_args(argv)
     import zmq
+    from graphrt.distributed import loopback
     from graphrt.distributed.cluster import ClusterSpec, free_port
     from graphrt.distributed.worker import WorkerService
     from graphrt.rendezvous import ParsedKey
@@ -142,8 +147,6 @@ def main(argv=None):
     zctx = zmq.Context()
     control = zctx.socket(zmq.REQ)
     control.connect(f"tcp://127.0.0.1:{ports[3]}")
-    raw = zctx.socket(zmq.DEALER)
-    raw.connect(f"tcp://127.0.0.1:{ports[2]}")
     receiver = WorkerService(cluster, "worker", 1)
     dst = receiver.devices[0].name
 
@@ -151,7 +154,10 @@ def main(argv=None):
         control.send_json(cmd)
         return control.recv_json()
 
-    src = command(op="device")
+    src = command(op="device")  # the child listens from now on: both connections can choose their transport
+    raw = zctx.socket(zmq.DEALER)
+    raw_endpoint = loopback.connect_endpoint(f"tcp://127.0.0.1:{ports[2]}")
+    raw.connect(raw_endpoint)
     base = ParsedKey(src["name"], src["incarnation"], dst, "edge_1_bench")
     results = []
     step = 1
@@ -203,6 +209,7 @@ def main(argv=None):
                             "chained_us_per_recv": round(chained * 1e6, 1),
                             "raw_mean_us": round(raw_mean * 1e6, 1),
                             "chained_throughput_ratio": round(raw_mean / chained, 3)})
+        transport = receiver.channels.connections()[f"tcp://127.0.0.1:{ports[0]}"].partition("://")[0]
     finally:
         try:
             command(op="stop")
@@ -221,6 +228,7 @@ def main(argv=None):
                    "DEALER/ROUTER round trip returning the same bytes; `chained`: each pull asked for "
                    "from the previous one's callback (as a step's executor continues), against the raw "
                    "mean round trip",
+           "transports": {"remote_rendezvous": transport, "raw_pyzmq": raw_endpoint.partition("://")[0]},
            "results": results, "reference": REFERENCE}
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -10,7 +10,9 @@ interpreter that has TensorFlow runs the TensorFlow side, gRPC servers) so
 the two figures come from the same machine, in alternating rounds.
 
 Also printed: the floor, a raw pyzmq DEALER->ROUTER round trip of 4 bytes
-between two processes, timed in the same alternating rounds (a distributed
+between two processes over the transport graphrt's step uses (`transports`:
+a Unix socket between processes of one machine, see
+graphrt/distributed/loopback.py), timed in the same alternating rounds (a distributed
 step needs at least one: the RunGraph to the other task, carrying the request
 for its tensor, answered by the tensor and the RunGraph's reply), and the
 spread of the per-round ratios to TensorFlow. The figures are means over a
@@ -91,11 +93,14 @@ def task(impl, cluster, index):
 
 
 def raw_peer(port):
-    """Answer raw pyzmq 4-byte requests until told to stop (the child side)."""
+    """Answer raw pyzmq 4-byte requests until told to stop (the child side). It listens where a
+    graphrt server would (loopback.py), so the floor is timed over the transport graphrt's step uses."""
     import zmq
+    loopback = load_loopback()
     ctx = zmq.Context()
     router = ctx.socket(zmq.ROUTER)
-    router.bind(f"tcp://127.0.0.1:{port}")
+    for endpoint in [f"tcp://127.0.0.1:{port}"] + loopback.server_endpoints("127.0.0.1", port):
+        router.bind(endpoint)
     print("ready", flush=True)
     while True:
         ident, body = router.recv_multipart(copy=False)
@@ -105,6 +110,12 @@ def raw_peer(port):
         router.send_multipart([ident, body], copy=False)
     router.close(linger=0)
     ctx.term()
+
+
+def load_loopback():
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    from graphrt.distributed import loopback
+    return loopback
 
 
 def driver(impl):
@@ -127,7 +138,12 @@ def driver(impl):
                 assert sess.run(y) == 2.0
                 for _ in range(50):
                     sess.run(y)
-                print("ok", flush=True)
+                if impl == "tensorflow":
+                    transport = "grpc"
+                else:
+                    endpoint = server.service.channels.connections()["tcp://" + cluster["worker"][1]]
+                    transport = endpoint.partition("://")[0]
+                print("ok", transport, flush=True)
                 for line in sys.stdin:
                     print(*time_round(lambda: sess.run(y), int(line)), flush=True)
         if hasattr(server, "stop"):
@@ -150,11 +166,12 @@ class Side:
     def __init__(self, python, impl):
         self.proc = subprocess.Popen([python, __file__, "--role", "driver", "--impl", impl],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline().strip()
-        if line != "ok":
+        line = self.proc.stdout.readline().split()
+        if line[:1] != ["ok"]:
             self.proc.kill()
             self.proc.wait()
             raise RuntimeError(f"the {impl} side did not start (said {line!r})")
+        self.transport = line[1]
 
     def time(self, calls):
         """(mean, median) seconds per call over `calls` steps."""
@@ -184,7 +201,9 @@ class RawSide:
         self.ctx = zmq.Context()
         self.dealer = self.ctx.socket(zmq.DEALER)
         self.dealer.setsockopt(zmq.RCVTIMEO, 10_000)  # a dead peer raises zmq.Again, not a hang
-        self.dealer.connect(f"tcp://127.0.0.1:{port}")
+        self.transport_endpoint = load_loopback().connect_endpoint(f"tcp://127.0.0.1:{port}")
+        self.transport = self.transport_endpoint.partition("://")[0]
+        self.dealer.connect(self.transport_endpoint)
         self.payload = np.ones(1, np.float32)
 
     def time(self, calls):
@@ -255,7 +274,10 @@ def main():
         figures["graphrt_vs_tensorflow_per_round"] = {
             "min": round(float(per_round.min()), 3), "median": round(float(np.median(per_round)), 3),
             "max": round(float(per_round.max()), 3)}
-    emit("two_task_step", figures, calls_per_round=CALLS_PER_ROUND, rounds=args.rounds,
+    # Processes of one machine: graphrt and the floor connect over a Unix socket unless that is off
+    # (graphrt/distributed/loopback.py); TensorFlow over gRPC's TCP.
+    transports = {name: side.transport for name, side in sides.items()}
+    emit("two_task_step", figures, calls_per_round=CALLS_PER_ROUND, rounds=args.rounds, transports=transports,
          target={"graphrt_vs_tensorflow": "<= 0.35", "graphrt_step_us": "<= 1000"})
 
 

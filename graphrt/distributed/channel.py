@@ -58,7 +58,7 @@ import zmq
 from zmq.utils.monitor import parse_monitor_message
 
 from .. import errors
-from . import wire
+from . import loopback, wire
 from .log_limit import RateLimitedLog
 from .sockets import NOBLOCK, readable, recv_frames, send_frames
 from .spin_policy import SpinPolicy, spin
@@ -146,12 +146,13 @@ class Call:
 
 
 class _Peer:
-    __slots__ = ("address", "name", "socket", "fd", "monitor", "monitor_fd", "lock", "state", "ever_up", "backlog",
-                 "outstanding", "failure", "reader")
+    __slots__ = ("address", "name", "endpoint", "socket", "fd", "monitor", "monitor_fd", "lock", "state", "ever_up",
+                 "backlog", "outstanding", "failure", "reader")
 
     def __init__(self, address, name):
         self.address = address
         self.name = name
+        self.endpoint = address              # where the socket connects: `address`, or its Unix socket (loopback.py)
         self.socket = None
         self.fd = None
         self.monitor = None
@@ -673,7 +674,8 @@ class ChannelPool:
         if self._curve is not None:
             self._curve.apply_client(sock)
         monitor = sock.get_monitor_socket(_MONITOR_EVENTS)
-        sock.connect(peer.address)
+        peer.endpoint = loopback.connect_endpoint(peer.address)
+        sock.connect(peer.endpoint)
         peer.socket, peer.monitor = sock, monitor
         peer.fd, peer.monitor_fd = sock.getsockopt(zmq.FD), monitor.getsockopt(zmq.FD)
         for fd in (peer.fd, peer.monitor_fd):
@@ -901,8 +903,15 @@ class ChannelPool:
                 pass
         self._poll.close()
 
+    def connections(self):
+        """{peer address: the endpoint its socket connects to}: the address itself, or the Unix socket
+        of a server on this machine (loopback.py)."""
+        return {p.address: p.endpoint for p in list(self._peers.values())}
+
     def __repr__(self):
-        return f"<ChannelPool {self.name}: {len(self._peers)} peers>"
+        peers = ", ".join(address + (f" via {endpoint}" if endpoint != address else "")
+                          for address, endpoint in self.connections().items())
+        return f"<ChannelPool {self.name}: {len(self._peers)} peers{': ' + peers if peers else ''}>"
 
 
 class SharedChannels:

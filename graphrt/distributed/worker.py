@@ -70,7 +70,7 @@ from ..runtime.runner import Runner
 from ..runtime.step import Step
 from ..runtime.step_driver import StepDriver
 from ..runtime.step_stats import StepStatsCollector
-from . import wire
+from . import loopback, wire
 from .log_limit import RateLimitedLog
 from .sockets import readable, recv_frames, send_frames
 from .step_table import GraphQuota, StepTable
@@ -81,9 +81,9 @@ from .cluster import ClusterSpec, tcp_endpoint
 _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or running at once
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # deferred bookkeeping (after-reply work) run at once under a stream of requests
-_SHUTDOWN_ANSWER_GRACE_S = 0.2
+_SHUTDOWN_ANSWER_GRACE_S = 0.2  # how long a stopping worker lets peers read its Shutdown answers
 _MAX_CACHED_KEYS = 4096       # parsed keys kept per registered graph, and for RecvTensor
-_INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it  # how long a stopping worker lets peers read its Shutdown answers
+_INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it
 
 
 class _Registered:
@@ -322,10 +322,13 @@ class WorkerService:
             if port is None:
                 port = self.cluster.task_address(job_name, self.task_index).rpartition(":")[2]
             self.endpoint = f"tcp://{bind_address}:{port}"
-            try:
-                self._router.bind(self.endpoint)
-            except zmq.ZMQError as e:
-                raise _bind_error(self.task, self.endpoint, e) from None
+            # Processes of this machine connect here instead (loopback.py).
+            self.loopback_endpoints = loopback.server_endpoints(bind_address, port)
+            for endpoint in [self.endpoint] + self.loopback_endpoints:
+                try:
+                    self._router.bind(endpoint)
+                except zmq.ZMQError as e:
+                    raise _bind_error(self.task, endpoint, e) from None
         except Exception:
             self._close_sockets()
             self.channels.close()
@@ -901,7 +904,8 @@ class WorkerService:
             pass
 
     def __repr__(self):
-        return f"<WorkerService {self.task} {self.endpoint}>"
+        also = "".join(f" (and {e})" for e in self.loopback_endpoints)
+        return f"<WorkerService {self.task} {self.endpoint}{also}>"
 
 
 def _bind_error(task, endpoint, error):

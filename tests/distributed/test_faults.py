@@ -7,6 +7,7 @@ import pytest
 
 import graphrt as tf
 from graphrt import errors
+from graphrt.distributed import loopback
 
 from ..client.test_ops_for_tests import block_until_aborted
 from .harness import wait_until_idle
@@ -36,11 +37,13 @@ XV = np.array([1.0, 0.5, -1.0], np.float32)
 EXPECTED = XV * 2 + np.array([1.0, 2.0, 3.0], np.float32)
 
 
-@pytest.fixture(params=["task 0 in a process", "task 0 in this process"])
-def two_tasks(request, make_cluster):
+@pytest.fixture(params=["task 0 in a process", "task 0 in this process", "task 0 in this process, over TCP"])
+def two_tasks(request, make_cluster, monkeypatch):
     """(cluster, target of task 0): task 1 always runs in a process of its own; task 0 either too, or
     in this process (the master then shares its worker's connections and its first receives ride on
-    task 1's RunGraph)."""
+    task 1's RunGraph). Processes connect over Unix sockets (loopback.py), or loopback TCP."""
+    if request.param.endswith("over TCP"):
+        monkeypatch.setenv(loopback.ENV_SWITCH, "0")  # inherited by the worker processes
     cluster = make_cluster(2)
     if request.param == "task 0 in a process":
         yield cluster, cluster.target(0)
