@@ -5,7 +5,7 @@ way, but loopback TCP runs the whole TCP stack for it (segments,
 acknowledgements, the receive softirq), where a Unix socket hands the bytes
 over. On the development VM a raw pyzmq 4-byte round trip took 93-104 us
 over a Unix socket against 109-152 us over TCP, and graphrt's 2-task step
-7-8% less (docs/performance.md, section 5.3); large messages move at the
+6-7% less (docs/performance.md, section 5.3); large messages move at the
 same rate either way.
 
 So a server bound to a loopback address (or to every address) also listens
@@ -36,8 +36,7 @@ import sys
 
 ENV_SWITCH = "GRAPHRT_LOOPBACK_IPC"
 _PREFIX = "graphrt/"
-_EVERY_ADDRESS = ("0.0.0.0", "*", "")
-_PROBE_TIMEOUT_S = 0.5
+_EVERY_ADDRESS = ("0.0.0.0", "*")
 
 
 def enabled():
@@ -83,7 +82,9 @@ def connect_endpoint(tcp_endpoint):
 def _served_by_this_user(name):
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        probe.settimeout(_PROBE_TIMEOUT_S)
+        # A Unix connect completes at once or fails at once when not blocking (EAGAIN for a full
+        # backlog): the channel's I/O thread, which opens peers, never waits here.
+        probe.setblocking(False)
         probe.connect("\0" + name)
         # struct ucred {pid_t pid; uid_t uid; gid_t gid;}: the listener's credentials.
         creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)

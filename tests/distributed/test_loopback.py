@@ -3,6 +3,7 @@ client uses one only when a server of its user listens there, that a taken name 
 start, and that a step between processes runs over it (and over TCP with the switch off)."""
 import socket
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -66,6 +67,23 @@ def test_a_client_uses_the_unix_socket_only_where_a_server_of_its_user_listens(m
     # A listener of another user (here: this process pretending to be someone else) is never used.
     monkeypatch.setattr(loopback.os, "getuid", lambda: 12345)
     assert loopback.connect_endpoint(tcp) == tcp
+
+
+def test_a_listener_with_a_full_backlog_means_tcp_at_once():
+    """The probe runs on the channel's I/O thread: it must not wait for a listener that accepts nothing."""
+    port = free_port()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    filler = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(f"\0graphrt/127.0.0.1:{port}")
+        listener.listen(0)
+        filler.connect(f"\0graphrt/127.0.0.1:{port}")  # the one connection a backlog of 0 holds
+        start = time.monotonic()
+        assert loopback.connect_endpoint(f"tcp://127.0.0.1:{port}") == f"tcp://127.0.0.1:{port}"
+        assert time.monotonic() - start < 0.3  # a blocking probe would wait for its timeout
+    finally:
+        filler.close()
+        listener.close()
 
 
 def test_a_taken_name_fails_the_servers_start_naming_it(listening):
