@@ -24,7 +24,10 @@ polls for a while before it sleeps at all.
 
 Connection state per peer comes from the socket's monitor:
 
-* `HANDSHAKE_SUCCEEDED` -> up: queued requests are sent.
+* `HANDSHAKE_SUCCEEDED` -> up: queued requests are sent. Unless the peer
+  is on this machine and loopback.py now picks the other transport (its
+  Unix socket, or TCP): the socket moves there first, and that handshake
+  brings it up. A refused connection asks the same question.
 * `DISCONNECTED` while up -> every request still waiting for a reply from
   that peer fails with UnavailableError naming the peer; ZeroMQ keeps
   reconnecting in the background.
@@ -146,13 +149,14 @@ class Call:
 
 
 class _Peer:
-    __slots__ = ("address", "name", "endpoint", "socket", "fd", "monitor", "monitor_fd", "lock", "state", "ever_up",
-                 "backlog", "outstanding", "failure", "reader")
+    __slots__ = ("address", "name", "endpoint", "left", "socket", "fd", "monitor", "monitor_fd", "lock", "state",
+                 "ever_up", "backlog", "outstanding", "failure", "reader")
 
     def __init__(self, address, name):
         self.address = address
         self.name = name
         self.endpoint = address              # where the socket connects: `address`, or its Unix socket (loopback.py)
+        self.left = set()                    # endpoints the socket connected to before (their events are stale)
         self.socket = None
         self.fd = None
         self.monitor = None
@@ -821,7 +825,16 @@ class ChannelPool:
                 parts = monitor.recv_multipart(zmq.NOBLOCK)
             except zmq.ZMQError:  # pragma: no cover - closing
                 return
-            event = parse_monitor_message(parts)["event"]
+            parsed = parse_monitor_message(parts)
+            event = parsed["event"]
+            if event != zmq.EVENT_MONITOR_STOPPED and peer.left:
+                endpoint = parsed["endpoint"].decode(errors="replace")
+                if endpoint != peer.endpoint and endpoint in peer.left:
+                    continue  # the connection this peer left for another transport
+            if event == zmq.EVENT_HANDSHAKE_SUCCEEDED and self._change_transport(peer):
+                continue  # not up yet: the handshake over the other transport says when
+            if event == zmq.EVENT_CONNECT_RETRIED:
+                self._change_transport(peer)  # a refused peer may listen on the other transport now
             if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 peer.state = "up"
                 peer.ever_up = True
@@ -858,6 +871,28 @@ class ChannelPool:
                     f"{call.msg_type} to {peer.describe()} failed: {why}"))
             elif event == zmq.EVENT_MONITOR_STOPPED:
                 return
+
+    def _change_transport(self, peer):
+        """Moves a peer's socket to the transport loopback.py chooses now, if that differs; True if it
+        did. Asked when a connection is made and when one is refused, before any request goes out on it
+        (requests wait in the backlog until the peer is up): a client that started before its server
+        moves to the server's Unix socket once the server listens, and one whose server came back
+        without a Unix socket moves to TCP."""
+        endpoint = loopback.connect_endpoint(peer.address)
+        if endpoint == peer.endpoint:
+            return False
+        with peer.lock:
+            if peer.socket is None or peer.state == "up":
+                return False
+            try:
+                peer.socket.disconnect(peer.endpoint)
+            except zmq.ZMQError:
+                pass  # ZeroMQ already let go of it
+            peer.left.add(peer.endpoint)
+            peer.left.discard(endpoint)
+            peer.endpoint = endpoint
+            peer.socket.connect(endpoint)
+        return True
 
     def _fail_backlog(self, peer, make_error):
         backlog = peer.backlog

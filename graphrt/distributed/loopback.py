@@ -11,9 +11,13 @@ same rate either way.
 So a server bound to a loopback address (or to every address) also listens
 on a Linux abstract-namespace socket named after its loopback TCP address,
 `ipc://@graphrt/127.0.0.1:2222`, and a client connecting to a loopback TCP
-address uses that socket when, as it first connects, a server of its own
-user listens there. The TCP address stays the peer's name everywhere (error
-messages, the cluster spec); only the connection differs.
+address uses that socket when a server of its own user listens there. The
+client asks when it opens the peer and again whenever a connection is made
+or refused, before any request goes out on it (channel.py): one that started
+before its server moves to the Unix socket once the server listens, and one
+whose server came back without a Unix socket moves to TCP. The TCP address
+stays the peer's name everywhere (error messages, the cluster spec); only
+the connection differs.
 
 Why it is safe:
 
@@ -26,9 +30,8 @@ Why it is safe:
 * CURVE authentication, when configured, applies to both transports.
 
 Linux only: elsewhere, and in a process with GRAPHRT_LOOPBACK_IPC=0, it is
-TCP throughout. Set that variable alike for every process of a cluster: a
-client that first found a server on its Unix socket keeps reconnecting
-there.
+TCP throughout (that process neither listens on nor connects to a Unix
+socket).
 """
 import os
 import socket

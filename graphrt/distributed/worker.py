@@ -322,7 +322,8 @@ class WorkerService:
             if port is None:
                 port = self.cluster.task_address(job_name, self.task_index).rpartition(":")[2]
             self.endpoint = f"tcp://{bind_address}:{port}"
-            # Processes of this machine connect here instead (loopback.py).
+            # Processes of this machine connect here instead (loopback.py). Bound right after the TCP
+            # address (whose failure names the address the user gave): a TCP handshake takes round trips.
             self.loopback_endpoints = loopback.server_endpoints(bind_address, port)
             for endpoint in [self.endpoint] + self.loopback_endpoints:
                 try:

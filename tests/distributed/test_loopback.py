@@ -1,8 +1,10 @@
 """Processes of one machine connect over a Unix socket (loopback.py): which addresses qualify, that a
 client uses one only when a server of its user listens there, that a taken name fails the server's
 start, and that a step between processes runs over it (and over TCP with the switch off)."""
+import os
 import socket
 import sys
+import threading
 import time
 
 import numpy as np
@@ -130,5 +132,63 @@ def test_a_step_between_processes_runs_over_the_transport_chosen(transport, monk
         endpoint = server.service.channels.connections()[address]
         assert endpoint == (f"ipc://@graphrt/127.0.0.1:{cluster.ports[1]}" if transport == "ipc" else address)
         assert (f"via {endpoint}" in repr(server.service.channels)) == (transport == "ipc")
+    finally:
+        server.stop()
+
+
+def test_a_client_that_started_before_its_server_moves_to_the_servers_unix_socket():
+    from graphrt.distributed.channel import ChannelPool
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    pool = ChannelPool(connect_timeout=20.0)
+    server = None
+    try:
+        results = []  # a blocking call made before anything listens: it waits in the backlog
+        asker = threading.Thread(target=lambda: results.append(pool.request(address, "ListDevices", timeout=20.0)))
+        asker.start()
+        deadline = time.monotonic() + 10
+        while address not in pool.connections() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pool.connections()[address] == address  # nobody listened when the peer was opened
+        server = tf.train.Server({"worker": [f"127.0.0.1:{port}"]}, "worker", 0)
+        asker.join(20)
+        assert not asker.is_alive()
+        assert results[0].fields["result"]["pid"] == os.getpid()
+        assert pool.connections()[address] == f"ipc://@graphrt/127.0.0.1:{port}"
+        assert pool.request(address, "ListDevices", timeout=10.0).fields["result"]["task"] == server.service.task
+    finally:
+        pool.close()
+        if server is not None:
+            server.stop()
+
+
+def test_a_client_whose_server_came_back_without_a_unix_socket_moves_to_tcp(monkeypatch, make_cluster):
+    cluster = make_cluster(2)
+    cluster.kill(0)
+    server = tf.train.Server(cluster.cluster, job_name="worker", task_index=0)
+    address = f"tcp://127.0.0.1:{cluster.ports[1]}"
+    try:
+        with tf.Graph().as_default():
+            with tf.device("/job:worker/task:1"):
+                x = tf.constant([1.0, 2.0])
+            with tf.device("/job:worker/task:0"):
+                y = x * 3.0
+            with tf.Session(server.target) as sess:
+                np.testing.assert_array_equal(sess.run(y), [3.0, 6.0])
+                assert server.service.channels.connections()[address].startswith("ipc://")
+                monkeypatch.setenv(loopback.ENV_SWITCH, "0")  # for the restarted process only
+                cluster.restart(1)
+                monkeypatch.delenv(loopback.ENV_SWITCH)
+                deadline = time.monotonic() + 20
+                while True:  # Unavailable while the connection moves, then Aborted: the graphs went with the process
+                    try:
+                        np.testing.assert_array_equal(sess.run(y), [3.0, 6.0])
+                        break
+                    except (errors.UnavailableError, errors.AbortedError):
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.1)
+                assert server.service.channels.connections()[address] == address
+                np.testing.assert_array_equal(sess.run(y), [3.0, 6.0])
     finally:
         server.stop()
