@@ -1,7 +1,8 @@
 """`graphrt server --cluster cluster.json --job worker --task 0`: one task in the foreground.
 
 Prints one line when it is serving (`graphrt server: <task> listening on
-tcp://host:port ...`), then serves until SIGINT or SIGTERM, stops cleanly
+tcp://host:port and ipc://@graphrt/host:port ...`, the second for processes
+of this machine, see loopback.py), then serves until SIGINT or SIGTERM, stops cleanly
 (aborting running steps) and exits with status 0. A bad cluster file, an
 unknown task or a port already in use exit with status 2 and a message.
 """
@@ -45,7 +46,8 @@ def main(args):
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     devices = ", ".join(d.name.rsplit("/", 1)[1] for d in server.service.devices)
     secure = " (CURVE)" if getattr(args, "curve_secret_key", None) else ""
-    print(f"graphrt server: {server.task_name} listening on {server.service.endpoint}{secure} "
+    also = "".join(f" and {e}" for e in server.service.loopback_endpoints)  # loopback.py
+    print(f"graphrt server: {server.task_name} listening on {server.service.endpoint}{also}{secure} "
           f"pid {os.getpid()} devices [{devices}]", flush=True)
     try:
         server.join()

@@ -1,6 +1,7 @@
 """tf.distribute.cluster_resolver: TFConfigClusterResolver and SlurmClusterResolver
 from synthetic environments, and the errors for bad ones."""
 import json
+import sys
 
 import pytest
 
@@ -91,7 +92,6 @@ def test_slurm_jobs_must_cover_the_tasks():
 def _server(env_extra, *args):
     import os
     import subprocess
-    import sys
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=root, **env_extra)
     return subprocess.Popen([sys.executable, "-m", "graphrt.cli", "server", *args], env=env, cwd=root,
@@ -106,6 +106,8 @@ def test_graphrt_server_takes_its_task_from_tf_config():
     try:
         line = proc.stdout.readline()
         assert f"/job:ps/replica:0/task:0 listening on tcp://127.0.0.1:{port}" in line, proc.stderr.read()
+        if sys.platform.startswith("linux"):  # and on the Unix socket processes of this machine use
+            assert f"tcp://127.0.0.1:{port} and ipc://@graphrt/127.0.0.1:{port}" in line
     finally:
         proc.terminate()
         proc.wait(30)
