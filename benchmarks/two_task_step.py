@@ -113,7 +113,7 @@ def raw_peer(port):
 
 
 def load_loopback():
-    sys.path.insert(0, os.path.join(HERE, ".."))
+    load("graphrt")
     from graphrt.distributed import loopback
     return loopback
 

@@ -144,7 +144,13 @@ def test_a_client_that_started_before_its_server_moves_to_the_servers_unix_socke
     server = None
     try:
         results = []  # a blocking call made before anything listens: it waits in the backlog
-        asker = threading.Thread(target=lambda: results.append(pool.request(address, "ListDevices", timeout=20.0)))
+
+        def ask():
+            try:
+                results.append(pool.request(address, "ListDevices", timeout=20.0))
+            except Exception as e:  # noqa: BLE001 - shown by the assertion below
+                results.append(e)
+        asker = threading.Thread(target=ask)
         asker.start()
         deadline = time.monotonic() + 10
         while address not in pool.connections() and time.monotonic() < deadline:
@@ -153,6 +159,7 @@ def test_a_client_that_started_before_its_server_moves_to_the_servers_unix_socke
         server = tf.train.Server({"worker": [f"127.0.0.1:{port}"]}, "worker", 0)
         asker.join(20)
         assert not asker.is_alive()
+        assert not isinstance(results[0], Exception), results[0]
         assert results[0].fields["result"]["pid"] == os.getpid()
         assert pool.connections()[address] == f"ipc://@graphrt/127.0.0.1:{port}"
         assert pool.request(address, "ListDevices", timeout=10.0).fields["result"]["task"] == server.service.task
