@@ -62,8 +62,9 @@ def _name(ip, port):
 
 
 def server_endpoints(bind_address, port):
-    """The Unix socket endpoints a server bound to tcp://bind_address:port also listens on."""
-    if not enabled():
+    """The Unix socket endpoints a server bound to tcp://bind_address:port also listens on. None for
+    port 0: the name would not say which port ZeroMQ picked, and every such server would want it."""
+    if not enabled() or not str(port).isdigit() or int(port) == 0:
         return []
     ip = "127.0.0.1" if bind_address in _EVERY_ADDRESS else _loopback_ip(bind_address)
     return [f"ipc://@{_name(ip, port)}"] if ip is not None else []

@@ -48,6 +48,21 @@ def test_a_server_also_listens_on_the_unix_socket_of_its_loopback_address(bind_a
     assert loopback.server_endpoints(bind_address, 4321) == expected
 
 
+def test_servers_on_port_0_get_no_unix_socket_and_do_not_collide():
+    # Port 0 binds whatever port the system picks: a name made of "0" would be every such server's.
+    from graphrt.distributed.worker import WorkerService
+    assert loopback.server_endpoints("127.0.0.1", 0) == []
+    assert loopback.server_endpoints("127.0.0.1", "0") == []
+    cluster = {"worker": [f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"]}
+    first = WorkerService(cluster, "worker", 0, port=0)
+    try:
+        second = WorkerService(cluster, "worker", 1, port=0)
+        assert first.loopback_endpoints == second.loopback_endpoints == []
+        second.stop()
+    finally:
+        first.stop()
+
+
 def test_the_switch_turns_it_off_on_both_sides(monkeypatch, listening):
     listening("graphrt/127.0.0.1:4321")
     assert loopback.connect_endpoint("tcp://127.0.0.1:4321") == "ipc://@graphrt/127.0.0.1:4321"
