@@ -1,20 +1,39 @@
 """MLP training step: 784-1024-1024-10, batch 256, SGD, on one CPU device and
 with the layers split over two (gradients colocated with their ops).
 
-Prints one JSON object with ms per step and GFLOP/s, next to numpy doing
-the same step's matmuls alone (the floor any runtime is measured against).
+Prints one JSON object with ms per step and GFLOP/s next to two floors:
+numpy doing the step's five large matmuls alone, and the whole step written as
+plain numpy (`numpy_step`: the same kernels graphrt runs, the weight
+gradients fused into their updates as one gemm, the small kernels in place),
+which is what a runtime adds its overhead to. The four are timed in
+alternating rounds, with a pause before each (OpenBLAS's idle threads spin for
+~0.1 s after a call), so the machine's phase hits them alike; the ratios to
+the numpy step are medians of the per-round ratios. Before timing, one step of
+graphrt and one of the numpy step from the same weights must give the same
+weights, so the floor computes what graphrt computes.
+
+    python benchmarks/mlp_step.py [--rounds N]
 """
+import argparse
 import os
 import sys
+import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import graphrt as tf  # noqa: E402
-from _util import emit, time_calls  # noqa: E402
+from graphrt.ops import blas  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import emit  # noqa: E402
 
 SIZES = [784, 1024, 1024, 10]
 BATCH = 256
+LEARNING_RATE = 0.01
+STEPS_PER_ROUND = 15
+WARMUP_STEPS = 3
+PAUSE_S = 0.15
 
 
 def flops_per_step():
@@ -40,13 +59,14 @@ def build(devices):
                     h = tf.nn.relu(h)
         with tf.device(devices[-1]):
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
-        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, colocate_gradients_with_ops=True)
+        train = tf.train.GradientDescentOptimizer(LEARNING_RATE).minimize(loss, colocate_gradients_with_ops=True)
+        variables = tf.trainable_variables()  # layer by layer: w, b
         init = tf.global_variables_initializer()
     config = tf.ConfigProto(device_count={"CPU": len(devices)})
     sess = tf.Session(graph=g, config=config)
     sess.run(init)
     feed = {x: rng.rand(BATCH, SIZES[0]).astype(np.float32), y: rng.randint(0, 10, BATCH).astype(np.int64)}
-    return sess, train, loss, feed
+    return sess, train, variables, feed
 
 
 def numpy_matmuls():
@@ -65,27 +85,112 @@ def numpy_matmuls():
     return step
 
 
-def measure(devices):
-    sess, train, loss, feed = build(devices)
-    per_step = time_calls(lambda: sess.run(train, feed), min_time=3.0)
-    partitions = len(sess.plan_for(train, feed).executors)
-    sess.close()
-    return per_step, partitions
+def numpy_step(params, x, labels):
+    """One SGD step of the same MLP in plain numpy, updating `params` ([w0, b0, w1, b1, w2, b2]) in place."""
+    w0, b0, w1, b1, w2, b2 = params
+    rows = np.arange(BATCH)
+    scale = np.float32(1.0 / BATCH)
+
+    def update(weight, a, grad_out):  # weight -= lr * a.T @ grad_out, as one gemm where BLAS takes it
+        with blas.BLAS_LOCK:
+            if blas.gemm_update(-LEARNING_RATE, a, True, grad_out, False, weight):
+                return
+        weight -= np.float32(LEARNING_RATE) * (a.T @ grad_out)
+
+    def axpy(grad, var):
+        if not blas.axpy(-LEARNING_RATE, grad, var):
+            var -= np.float32(LEARNING_RATE) * grad
+
+    def step():
+        h1 = x @ w0
+        h1 += b0
+        np.maximum(h1, 0, out=h1)
+        h2 = h1 @ w1
+        h2 += b1
+        np.maximum(h2, 0, out=h2)
+        logits = h2 @ w2
+        logits += b2
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        sum_e = e.sum(axis=1, keepdims=True)
+        (np.log(sum_e[:, 0]) - shifted[rows, labels]).mean()  # the loss, computed as the step does
+        e /= sum_e
+        e[rows, labels] -= 1
+        d_logits = e * scale
+        d_b2, d_w2 = d_logits.sum(0), h2.T @ d_logits
+        d_h2 = d_logits @ w2.T
+        np.multiply(d_h2, h2 > 0, out=d_h2)
+        d_b1 = d_h2.sum(0)
+        d_h1 = d_h2 @ w1.T  # before w1's update, as the graph orders it
+        update(w1, h1, d_h2)
+        np.multiply(d_h1, h1 > 0, out=d_h1)
+        d_b0 = d_h1.sum(0)
+        update(w0, x, d_h1)
+        axpy(d_w2, w2)
+        axpy(d_b2, b2)
+        axpy(d_b1, b1)
+        axpy(d_b0, b0)
+    return step
+
+
+def checked_numpy_step(sess, train, variables, feed):
+    """The numpy step on a copy of the session's weights, after checking that one step of each from
+    those weights gives the same weights."""
+    x, labels = feed.values()
+    params = [np.array(v) for v in sess.run(variables)]
+    step = numpy_step(params, x, labels)
+    sess.run(train, feed)
+    step()
+    for var, mine, theirs in zip(variables, params, sess.run(variables)):
+        if not np.allclose(mine, theirs, rtol=1e-4, atol=1e-6):
+            raise AssertionError(f"the numpy step's {var.name} differs from graphrt's after one step "
+                                 f"(max difference {np.abs(mine - theirs).max()})")
+    return step
+
+
+def time_round(step):
+    """Median seconds per step over one round, after a pause and a few untimed steps."""
+    time.sleep(PAUSE_S)
+    for _ in range(WARMUP_STEPS):
+        step()
+    times = []
+    for _ in range(STEPS_PER_ROUND):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    args = ap.parse_args()
     flops = flops_per_step()
-    one, _ = measure(["/cpu:0"])
-    two, parts = measure(["/cpu:0", "/cpu:1"])
-    ref = time_calls(numpy_matmuls(), min_time=2.0)
-    emit("mlp_step", {
-        "flop_per_step": flops,
-        "one_device": {"ms_per_step": round(one * 1e3, 2), "gflops": round(flops / one / 1e9, 1)},
-        "two_devices": {"ms_per_step": round(two * 1e3, 2), "gflops": round(flops / two / 1e9, 1),
-                        "partitions": parts},
-        "numpy_matmuls_only": {"ms_per_step": round(ref * 1e3, 2), "gflops": round(flops / ref / 1e9, 1)},
-        "reference": {"tensorflow_ms_per_step": 15.0, "tensorflow_gflops": 159},
-    }, model="784-1024-1024-10", batch=BATCH, optimizer="sgd")
+    sessions = {"one_device": build(["/cpu:0"]), "two_devices": build(["/cpu:0", "/cpu:1"])}
+    partitions = len(sessions["two_devices"][0].plan_for(sessions["two_devices"][1],
+                                                          sessions["two_devices"][3]).executors)
+    steps = {name: (lambda s=s: s[0].run(s[1], s[3])) for name, s in sessions.items()}
+    steps["numpy_step"] = checked_numpy_step(*sessions["one_device"])
+    steps["numpy_matmuls_only"] = numpy_matmuls()
+    for step in steps.values():  # graphrt's first steps profile, and its BLAS team size is chosen by trial
+        for _ in range(30):
+            step()
+    rounds = {name: [] for name in steps}
+    for _ in range(args.rounds):
+        for name, step in steps.items():
+            rounds[name].append(time_round(step))
+    for sess, *_ in sessions.values():
+        sess.close()
+    figures = {}
+    for name, times in rounds.items():
+        per_step = float(np.median(times))
+        figures[name] = {"ms_per_step": round(per_step * 1e3, 2), "gflops": round(flops / per_step / 1e9, 1)}
+    figures["two_devices"]["partitions"] = partitions
+    floor = np.array(rounds["numpy_step"])
+    figures["graphrt_over_numpy_step"] = {
+        name: round(float(np.median(np.array(rounds[name]) / floor)), 3) for name in sessions}
+    emit("mlp_step", figures, flop_per_step=flops, model="784-1024-1024-10", batch=BATCH, optimizer="sgd",
+         rounds=args.rounds, reference={"tensorflow_ms_per_step": 15.0, "tensorflow_gflops": 159})
 
 
 if __name__ == "__main__":

@@ -18,6 +18,11 @@ graph), `while_loop` (per iteration of a 10,000-iteration scalar loop),
 `mlp_step` (784-1024-1024-10, batch 256, one SGD step on one device),
 `mlp_step_two_devices` (the same, its layers alternating over two CPU
 devices, gradients colocated with their ops).
+
+The MLP cases also time their floor in the same rounds: the step written as
+plain numpy (`mlp_step.numpy_step`, the kernels graphrt runs), printed as
+`numpy_step_*`, its ratio to TensorFlow (`numpy_step_ratio_*`) and graphrt's
+to it (`graphrt_over_numpy_step`, the median of the per-round ratios).
 """
 import os
 import subprocess
@@ -177,12 +182,19 @@ def _mlp(tf, devices):
         with tf.device(devices[-1]):
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
         train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, colocate_gradients_with_ops=True)
+        variables = tf.trainable_variables()
         init = tf.global_variables_initializer()
     config = tf.ConfigProto(device_count={"CPU": len(devices)})
     sess = tf.Session(graph=g, config=config)
     sess.run(init)
     feed = {x: rng.rand(batch, sizes[0]).astype(np.float32), y: rng.randint(0, 10, batch).astype(np.int64)}
-    return sess, (lambda: sess.run(train, feed)), 1
+
+    def numpy_floor():
+        # The same step in plain numpy from this session's weights, checked against one of the session's
+        # steps (imported here: mlp_step imports graphrt, which TensorFlow's process must not).
+        import mlp_step
+        return mlp_step.checked_numpy_step(sess, train, variables, feed)
+    return sess, (lambda: sess.run(train, feed)), 1, numpy_floor
 
 
 def mlp_step(tf):
@@ -246,16 +258,22 @@ def compare(names, proc, rounds=7):
         remote = _Remote(proc, name) if proc else None
         settle = SETTLE_S.get(name, DEFAULT_SETTLE_S) if remote is not None else 0.0
         time.sleep(settle)
-        sess, fn, per = build(graphrt)
+        sess, fn, per, *floor = build(graphrt)
+        floor = floor[0]() if floor else None
         for _ in range(WARMUP.get(name, 2)):
             fn()
-        samples = {"graphrt": [], "tensorflow": []}
+            if floor is not None:
+                floor()
+        samples = {"graphrt": [], "tensorflow": [], "numpy_step": []}
         for _ in range(rounds):  # alternating, so load drifts hit both sides alike
             time.sleep(settle)
             samples["graphrt"].append(_local_time(fn, per, calls))
             if remote is not None:
                 time.sleep(settle)
                 samples["tensorflow"].append(remote.time(calls))
+            if floor is not None:
+                time.sleep(settle)
+                samples["numpy_step"].append(_local_time(floor, per, calls))
         sess.close()
         if remote is not None:
             remote.close()
@@ -266,6 +284,11 @@ def compare(names, proc, rounds=7):
             case.update({f"{side}_{kind}_{unit}": round(m * 1e6, 2) for side, m in med.items()})
             if remote is not None:
                 case[f"ratio_{kind}"] = round(med["graphrt"] / med["tensorflow"], 3)
+                if floor is not None:
+                    case[f"numpy_step_ratio_{kind}"] = round(med["numpy_step"] / med["tensorflow"], 3)
+        if floor is not None:
+            per_round = [g[0] / f[0] for g, f in zip(samples["graphrt"], samples["numpy_step"])]
+            case["graphrt_over_numpy_step"] = round(float(np.median(per_round)), 3)
         figures[name] = case
     return figures
 
