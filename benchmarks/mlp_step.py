@@ -166,18 +166,29 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     args = ap.parse_args()
     flops = flops_per_step()
-    sessions = {"one_device": build(["/cpu:0"]), "two_devices": build(["/cpu:0", "/cpu:1"])}
+    # The BLAS thread policy is process-wide and set by the session made last: the 2-device one's
+    # (a ThreadChooser) is kept aside, and each round installs its side's own, as blas_threads.py does.
+    sessions = {"two_devices": build(["/cpu:0", "/cpu:1"])}
+    chooser = blas.thread_chooser()
+    sessions["one_device"] = build(["/cpu:0"])
+    every_core = blas.current_threads()
     partitions = len(sessions["two_devices"][0].plan_for(sessions["two_devices"][1],
                                                           sessions["two_devices"][3]).executors)
-    steps = {name: (lambda s=s: s[0].run(s[1], s[3])) for name, s in sessions.items()}
+    steps = {name: (lambda s=sessions[name]: s[0].run(s[1], s[3])) for name in ("one_device", "two_devices")}
     steps["numpy_step"] = checked_numpy_step(*sessions["one_device"])
     steps["numpy_matmuls_only"] = numpy_matmuls()
-    for step in steps.values():  # graphrt's first steps profile, and its BLAS team size is chosen by trial
+
+    def install_policy(name):
+        blas.set_blas_threads(every_core)
+        blas.use_thread_chooser(chooser if name == "two_devices" else None)
+    for name, step in steps.items():  # graphrt's first steps profile, and its BLAS team size is chosen by trial
+        install_policy(name)
         for _ in range(30):
             step()
     rounds = {name: [] for name in steps}
     for _ in range(args.rounds):
         for name, step in steps.items():
+            install_policy(name)
             rounds[name].append(time_round(step))
     for sess, *_ in sessions.values():
         sess.close()
