@@ -88,8 +88,8 @@ def numpy_matmuls():
 def numpy_step(params, x, labels):
     """One SGD step of the same MLP in plain numpy, updating `params` ([w0, b0, w1, b1, w2, b2]) in place."""
     w0, b0, w1, b1, w2, b2 = params
-    rows = np.arange(BATCH)
-    scale = np.float32(1.0 / BATCH)
+    rows = np.arange(len(x))  # the batch fed, not BATCH: vs_tensorflow.py's session brings its own
+    scale = np.float32(1.0 / len(x))
 
     def update(weight, a, grad_out):  # weight -= lr * a.T @ grad_out, as one gemm where BLAS takes it
         with blas.BLAS_LOCK:
