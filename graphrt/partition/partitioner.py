@@ -25,12 +25,19 @@ too, and sends each task its devices' partitions.
   Deadness starts only at a Switch (or a `_Recv` marked so), so only a
   tensor downstream of one is marked: a fed placeholder sent to a device
   whose partition runs a loop is never dead.
+* A transfer between two CPU devices of one task hands over the array
+  itself. When the sender's kernel makes a fresh array and the `_Send` is
+  its only reader, nothing else can see that array once it is sent, so both
+  nodes are marked `_sole_reference` and the receiving partition may let a
+  kernel overwrite it, as it would a fresh value of its own (TF forwards a
+  received buffer whose reference count is one).
 """
 import itertools
 
 import numpy as np
 
 from ..framework import dtypes, registry
+from ..framework.device_spec import DeviceSpec
 from ..framework.graph_def import GraphDef, NodeDef
 from . import control_flow
 
@@ -76,6 +83,7 @@ def partition(graph_def, placement, incarnations, new_name=None):
     by_name = {n.name: n for n in nodes}
     dead_able = _may_be_dead_nodes(nodes) if may_be_dead else frozenset()
     out_dtypes = {n.name: registry.get_op_def(n.op).output_dtypes(n.attrs) for n in nodes}
+    handed_over = _handed_over_tensors(nodes, placement, out_dtypes, dead_able)
     graphs = {}
     transfers = []
     data_recvs = {}     # (src, slot, dst device) -> recv node name
@@ -162,10 +170,12 @@ def partition(graph_def, placement, incarnations, new_name=None):
                         continue
                     send_inputs.append(f"^{c}" if placement[c] == src_dev else
                                        f"^{control_transfer(c, src_dev, n.name)}")
-            send = NodeDef(new_name(src), "_Send", send_inputs, src_dev,
-                           dict(T=base, **transfer_attrs(tensor_name, src_dev, dst_dev, src, n.name)))
+            attrs = transfer_attrs(tensor_name, src_dev, dst_dev, src, n.name)
+            if (src, slot) in handed_over and not frame_controls:
+                attrs["_sole_reference"] = True
+            send = NodeDef(new_name(src), "_Send", send_inputs, src_dev, dict(T=base, **attrs))
             recv = NodeDef(new_name(src), "_Recv", recv_inputs(frame_controls), dst_dev,
-                           dict(tensor_type=base, **transfer_attrs(tensor_name, src_dev, dst_dev, src, n.name)))
+                           dict(tensor_type=base, **attrs))
             part(src_dev).node.append(send)
             part(dst_dev).node.append(recv)
             data_recvs[key] = recv.name
@@ -182,6 +192,37 @@ def partition(graph_def, placement, incarnations, new_name=None):
 
 _EMPTY_FLOAT = np.zeros([0], dtype=np.float32)
 _EMPTY_FLOAT.flags.writeable = False
+
+
+def _handed_over_tensors(nodes, placement, out_dtypes, dead_able):
+    """The (node, slot) tensors whose array the `_Send` hands over whole: made
+    fresh by a CPU kernel (KernelDef.fresh_outputs), read by nodes of one other
+    CPU device of the same task only, so the `_Send` is the array's one reader
+    on its own device and the receiver gets the only reference."""
+    readers = {}
+    for n in nodes:
+        for inp in n.input:
+            if not inp.startswith("^"):
+                src, _, slot = inp.partition(":")
+                readers.setdefault((src, int(slot) if slot else 0), set()).add(placement[n.name])
+    by_name = {n.name: n for n in nodes}
+    handed = set()
+    for (src, slot), devices in readers.items():
+        if len(devices) != 1 or src in dead_able or src not in by_name:
+            continue
+        src_dev, dst_dev = placement[src], next(iter(devices))
+        if src_dev == dst_dev or out_dtypes[src][slot].is_ref_dtype or not _same_task_cpus(src_dev, dst_dev):
+            continue
+        kdef = registry.get_kernel_def(by_name[src].op, "CPU")
+        if kdef is not None and kdef.fresh_outputs:
+            handed.add((src, slot))
+    return handed
+
+
+def _same_task_cpus(a, b):
+    a, b = DeviceSpec.from_string(a), DeviceSpec.from_string(b)
+    return (a.device_type == b.device_type == "CPU"
+            and (a.job, a.replica, a.task) == (b.job, b.replica, b.task))
 
 
 def _may_be_dead_nodes(nodes):

@@ -33,6 +33,8 @@ def eliminate(plan, reg_of):
     alias = {}
     first = {}
     fetched = {r for it, ins in plan if it.op == "_Retval" for r in ins}
+    # an array handed over whole to another device, which may overwrite it: it must keep one reader
+    handed_over = {r for it, ins in plan if it.op == "_Send" and it.node.attrs.get("_sole_reference") for r in ins}
     kept = []
     for it, ins in plan:
         if alias:
@@ -42,7 +44,8 @@ def eliminate(plan, reg_of):
             same = first.get(key)
             if same is None:
                 first[key] = it
-            elif not any(reg_of[(it.id, k)] in fetched for k in range(it.n_out)):
+            elif not any(reg_of[(it.id, k)] in fetched or reg_of[(it.id, k)] in handed_over
+                         or reg_of[(same.id, k)] in handed_over for k in range(it.n_out)):
                 for k in range(it.n_out):
                     alias[reg_of[(it.id, k)]] = reg_of[(same.id, k)]
                 continue

@@ -302,12 +302,16 @@ def _make_kernels(items, order, position, data_in, in_dtypes, routes, device, us
                 f"{it.name} (registered kernels: {registry.kernel_device_types(it.op) or 'none'})",
                 node=it.name, device=device.name)
         kdefs.append(kdef)
+    # whose outputs are arrays no one else holds: a fresh kernel's, or what a _Recv
+    # is handed by a sender that kept no reference (partitioner: _sole_reference)
+    fresh = {it.id for it in items
+             if kdefs[it.id].fresh_outputs or (it.op == "_Recv" and it.node.attrs.get("_sole_reference"))}
     for it in items:
         old = order[it.id]
         kdef = kdefs[it.id]
         it.forwardable = frozenset() if uses_frames else frozenset(
             pos for pos, (src, slot) in enumerate(data_in[old])
-            if kdefs[position[src]].fresh_outputs and len(routes[position[src]][slot]) == 1
+            if position[src] in fresh and len(routes[position[src]][slot]) == 1
             and pos not in it.deref)
         it.kdef = kdef
         it.ctx = KernelContext(it.node, in_dtypes[old], it.out_dtypes, device, device.xp, it.forwardable)
