@@ -194,3 +194,35 @@ def test_tensors_of_simulated_accelerators_cross_tasks():
     finally:
         for server in servers:
             server.stop()
+
+
+def test_a_workers_devices_hand_over_fresh_arrays_and_keep_shared_ones(make_cluster):
+    # Task 1 runs both CPU partitions in one process: 'mm' reaches CPU:1 by reference, marked for
+    # the Relu to write into; 'kept' is fetched too, so it is not, and its fetched value stays intact.
+    rng = np.random.RandomState(2)
+    xv, wv = rng.randn(4, 6).astype(np.float32), rng.randn(6, 5).astype(np.float32)
+    ref = xv @ wv
+    cluster = make_cluster(2, device_count="CPU:2")
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [4, 6], name="x")
+        with tf.device("/job:worker/task:1/cpu:0"):
+            mm = tf.matmul(x, tf.constant(wv), name="mm")
+            kept = tf.matmul(x, tf.constant(wv * 2), name="kept")
+        with tf.device("/job:worker/task:1/cpu:1"):
+            relu = tf.nn.relu(mm, name="relu")
+            relu_kept = tf.nn.relu(kept, name="relu_kept")
+    with tf.Session(cluster.target(0), graph=g) as sess:
+        md = tf.RunMetadata()
+        sess.run(relu, {x: xv}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
+        recvs = {n.attrs.get("_src"): n for pg in md.partition_graphs for n in pg.node if n.op == "_Recv"}
+        assert recvs["mm"].attrs.get("_sole_reference") is True
+        for _ in range(6):  # past the profiled first runs
+            r, rk, k = sess.run([relu, relu_kept, kept], {x: xv})
+            np.testing.assert_allclose(r, np.maximum(ref, 0), rtol=1e-5)
+            np.testing.assert_allclose(rk, np.maximum(2 * ref, 0), rtol=1e-5)
+            np.testing.assert_allclose(k, 2 * ref, rtol=1e-5)
+        md = tf.RunMetadata()
+        sess.run([relu_kept, kept], {x: xv}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=md)
+        recvs = {n.attrs.get("_src"): n for pg in md.partition_graphs for n in pg.node if n.op == "_Recv"}
+        assert not recvs["kept"].attrs.get("_sole_reference")
