@@ -83,7 +83,7 @@ def partition(graph_def, placement, incarnations, new_name=None):
     by_name = {n.name: n for n in nodes}
     dead_able = _may_be_dead_nodes(nodes) if may_be_dead else frozenset()
     out_dtypes = {n.name: registry.get_op_def(n.op).output_dtypes(n.attrs) for n in nodes}
-    handed_over = _handed_over_tensors(nodes, placement, out_dtypes, dead_able)
+    handed_over = _handed_over_tensors(nodes, by_name, placement, out_dtypes, dead_able)
     graphs = {}
     transfers = []
     data_recvs = {}     # (src, slot, dst device) -> recv node name
@@ -194,7 +194,7 @@ _EMPTY_FLOAT = np.zeros([0], dtype=np.float32)
 _EMPTY_FLOAT.flags.writeable = False
 
 
-def _handed_over_tensors(nodes, placement, out_dtypes, dead_able):
+def _handed_over_tensors(nodes, by_name, placement, out_dtypes, dead_able):
     """The (node, slot) tensors whose array the `_Send` hands over whole: made
     fresh by a CPU kernel (KernelDef.fresh_outputs), read by nodes of one other
     CPU device of the same task only, so the `_Send` is the array's one reader
@@ -205,7 +205,6 @@ def _handed_over_tensors(nodes, placement, out_dtypes, dead_able):
             if not inp.startswith("^"):
                 src, _, slot = inp.partition(":")
                 readers.setdefault((src, int(slot) if slot else 0), set()).add(placement[n.name])
-    by_name = {n.name: n for n in nodes}
     handed = set()
     for (src, slot), devices in readers.items():
         if len(devices) != 1 or src in dead_able or src not in by_name:
