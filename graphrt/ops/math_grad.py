@@ -7,6 +7,7 @@ they do not does the graph compute it at run time with BroadcastGradientArgs.
 """
 import numpy as np
 
+from ..framework import dtypes
 from ..framework.registry import not_differentiable, register_gradient
 from . import array_ops, math_ops
 
@@ -88,12 +89,14 @@ def _sub_grad(op, grad):
 @register_gradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
-    return _binary_grads(op, math_ops.multiply(grad, y), math_ops.multiply(x, grad))
+    # (conj is the tensor itself for real types: complex inputs get TF's conjugated gradients)
+    return _binary_grads(op, math_ops.multiply(grad, math_ops.conj(y)), math_ops.multiply(math_ops.conj(x), grad))
 
 
 @register_gradient("RealDiv")
 def _realdiv_grad(op, grad):
     x, y = op.inputs
+    x, y = math_ops.conj(x), math_ops.conj(y)
     gx = math_ops.realdiv(grad, y)
     gy = grad * math_ops.realdiv(math_ops.realdiv(-x, y), y)
     return _binary_grads(op, gx, gy)
@@ -110,6 +113,65 @@ def _floormod_grad(op, grad):
 
 not_differentiable("FloorDiv")
 not_differentiable("TruncateDiv")
+# (TruncateMod has no gradient in TF: tf.gradients through it is a LookupError)
+for _name in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift"):
+    not_differentiable(_name)
+
+
+@register_gradient("Atan2")
+def _atan2_grad(op, grad):
+    y, x = op.inputs
+    grad_inv = grad / (math_ops.square(y) + math_ops.square(x))
+    return _binary_grads(op, x * grad_inv, -y * grad_inv)
+
+
+def _nonzero(x):
+    """1 where x != 0, else 0, in x's dtype."""
+    return math_ops.cast(math_ops.not_equal(x, np.zeros((), x.dtype.base_dtype.np)), x.dtype.base_dtype)
+
+
+def _xdivy(x, y):
+    from ..framework.op_builder import apply_op
+    return apply_op("Xdivy", [x, y]).outputs[0]
+
+
+def _xlog1py(x, y):
+    from ..framework.op_builder import apply_op
+    return apply_op("Xlog1py", [x, y]).outputs[0]
+
+
+@register_gradient("Xlogy")
+def _xlogy_grad(op, grad):
+    x, y = op.inputs
+    return _binary_grads(op, math_ops.xlogy(_nonzero(x), y) * grad, _xdivy(x, y) * grad)
+
+
+@register_gradient("Xlog1py")
+def _xlog1py_grad(op, grad):
+    x, y = op.inputs
+    one = np.ones((), y.dtype.base_dtype.np)
+    return _binary_grads(op, _xlog1py(_nonzero(x), y) * grad, _xdivy(x, y + one) * grad)
+
+
+@register_gradient("Xdivy")
+def _xdivy_grad(op, grad):
+    x, y = op.inputs
+    return _binary_grads(op, _xdivy(_nonzero(x), y) * grad,
+                         _xdivy(math_ops.negative(x), math_ops.square(y)) * grad)
+
+
+@register_gradient("MulNoNan")
+def _mul_no_nan_grad(op, grad):
+    from ..framework.op_builder import apply_op
+    x, y = op.inputs
+    return _binary_grads(op, apply_op("MulNoNan", [grad, y]).outputs[0], apply_op("MulNoNan", [x, grad]).outputs[0])
+
+
+@register_gradient("NextAfter")
+def _next_after_grad(op, grad):
+    x1, x2 = op.inputs
+    # TF's: ones(shape(x1)) * grad and zeros(shape(x2)) * grad, summed to each input's shape
+    return _binary_grads(op, array_ops.ones_like(x1) * grad, array_ops.zeros_like(x2) * grad)
 
 
 @register_gradient("Pow")
@@ -235,12 +297,102 @@ def _erf_grad(op, grad):
     return [grad * two_over_root_pi * math_ops.exp(-math_ops.square(x))]
 
 
+def _one(x):
+    return np.ones((), x.dtype.base_dtype.np)
+
+
+@register_gradient("Tan")
+def _tan_grad(op, grad):
+    secx = math_ops.reciprocal(math_ops.cos(op.inputs[0]))
+    return [math_ops.square(secx) * grad]
+
+
+@register_gradient("Asin")
+def _asin_grad(op, grad):
+    x = op.inputs[0]
+    return [grad * math_ops.reciprocal(math_ops.sqrt(math_ops.subtract(_one(x), math_ops.square(x))))]
+
+
+@register_gradient("Acos")
+def _acos_grad(op, grad):
+    x = op.inputs[0]
+    return [-grad * math_ops.reciprocal(math_ops.sqrt(math_ops.subtract(_one(x), math_ops.square(x))))]
+
+
+@register_gradient("Atan")
+def _atan_grad(op, grad):
+    x = op.inputs[0]
+    return [grad * math_ops.reciprocal(math_ops.add(_one(x), math_ops.square(x)))]
+
+
+@register_gradient("Sinh")
+def _sinh_grad(op, grad):
+    return [grad * math_ops.cosh(op.inputs[0])]
+
+
+@register_gradient("Cosh")
+def _cosh_grad(op, grad):
+    return [grad * math_ops.sinh(op.inputs[0])]
+
+
+@register_gradient("Asinh")
+def _asinh_grad(op, grad):
+    return [grad / math_ops.cosh(op.outputs[0])]
+
+
+@register_gradient("Acosh")
+def _acosh_grad(op, grad):
+    return [grad / math_ops.sinh(op.outputs[0])]
+
+
+@register_gradient("Atanh")
+def _atanh_grad(op, grad):
+    x = op.inputs[0]
+    return [grad * math_ops.reciprocal(math_ops.subtract(_one(x), math_ops.square(x)))]
+
+
+@register_gradient("Erfc")
+def _erfc_grad(op, grad):
+    x = op.inputs[0]
+    minus_two_over_root_pi = np.array(-2.0 / np.sqrt(np.pi), dtype=x.dtype.base_dtype.np)
+    return [grad * minus_two_over_root_pi * math_ops.exp(-math_ops.square(x))]
+
+
+def _complex(re, im):
+    """re + i im, both of float32 (complex64) or float64 (complex128)."""
+    dt = dtypes.complex128 if re.dtype.base_dtype == dtypes.float64 else dtypes.complex64
+    i = np.array(1j, dtype=dt.np)
+    return math_ops.cast(re, dt) + math_ops.cast(im, dt) * i
+
+
+@register_gradient("Conj")
+def _conj_grad(op, grad):
+    return [math_ops.conj(grad)]
+
+
+@register_gradient("Real")
+def _real_grad(op, grad):
+    return [_complex(grad, array_ops.zeros_like(grad))]
+
+
+@register_gradient("Imag")
+def _imag_grad(op, grad):
+    return [_complex(array_ops.zeros_like(grad), grad)]
+
+
+@register_gradient("Angle")
+def _angle_grad(op, grad):
+    x = op.inputs[0]
+    z = math_ops.reciprocal(_complex(math_ops.imag(x), math_ops.real(x)))
+    return [-_complex(grad, array_ops.zeros_like(grad)) * z]
+
+
 @register_gradient("Sign")
 def _sign_grad(op, grad):
     return [array_ops.zeros_like(op.inputs[0])]
 
 
-for _name in ("Floor", "Ceil", "Round", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
+for _name in ("Floor", "Ceil", "Round", "Rint", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
               "LogicalAnd", "LogicalOr", "LogicalNot", "ArgMax", "ArgMin", "Range", "BroadcastGradientArgs",
               "All", "Any"):
     not_differentiable(_name)

@@ -189,7 +189,11 @@ for _op, _fn in {"AddV2": "add", "Add": "add", "Sub": "subtract", "Mul": "multip
                  "Sin": "sin", "Cos": "cos", "Less": "less", "LessEqual": "less_equal",
                  "Greater": "greater", "GreaterEqual": "greater_equal", "Equal": "equal",
                  "NotEqual": "not_equal", "LogicalAnd": "logical_and", "LogicalOr": "logical_or",
-                 "LogicalNot": "logical_not"}.items():
+                 "LogicalNot": "logical_not", "Tan": "tan", "Asin": "arcsin", "Acos": "arccos",
+                 "Atan": "arctan", "Sinh": "sinh", "Cosh": "cosh", "Asinh": "arcsinh", "Acosh": "arccosh",
+                 "Atanh": "arctanh", "Atan2": "arctan2", "Rint": "rint", "NextAfter": "nextafter",
+                 "BitwiseAnd": "bitwise_and", "BitwiseOr": "bitwise_or", "BitwiseXor": "bitwise_xor",
+                 "Invert": "invert"}.items():
     _simple(_op, _fn)
 
 
@@ -200,14 +204,15 @@ def _round(ctx):
     return ctx.xp.rint
 
 
-def _safe_int_binary(op_type, fn_name):
-    """FloorDiv/FloorMod: integer division by zero is an error in TF, not numpy's silent 0."""
+def _safe_int_binary(op_type, fn_name, real_fn=None):
+    """FloorDiv/FloorMod: integer division by zero is an error in TF, not numpy's silent 0.
+    `real_fn(xp)`, if given, is the kernel for floating types."""
     @register_kernel(op_type, ALL_DEVICES)
     def factory(ctx):
         xp = ctx.xp
         fn = getattr(xp, fn_name)
         if not ctx.input_dtypes[0].is_integer:
-            return fn
+            return fn if real_fn is None else real_fn(xp)
         name = ctx.name
 
         def safe(x, y):
@@ -218,7 +223,13 @@ def _safe_int_binary(op_type, fn_name):
     return factory
 
 
-_safe_int_binary("FloorDiv", "floor_divide")
+def _floor_of_quotient(xp):
+    # TF's FloorDiv of floats is floor(x / y); numpy's floor_divide is not: it gives NaN for an
+    # infinite x and -1 for -2 // inf (TF: +-inf, -0.0), and 9.0 for 1 // 0.1 (TF: 10.0)
+    return lambda x, y: xp.floor(xp.true_divide(x, y))
+
+
+_safe_int_binary("FloorDiv", "floor_divide", _floor_of_quotient)
 _safe_int_binary("FloorMod", "mod")
 
 
@@ -299,6 +310,92 @@ def _erf(ctx):
     import math
     vec = np.vectorize(math.erf, otypes=[np.float64])
     return lambda x: vec(x).astype(x.dtype)
+
+
+@register_kernel("Erfc", ALL_DEVICES)
+def _erfc(ctx):
+    import math
+    vec = np.vectorize(math.erfc, otypes=[np.float64])  # not 1 - erf(x): exact far in the tail
+    return lambda x: vec(x).astype(x.dtype)
+
+
+def _shift(op_type, fn_name):
+    """LeftShift/RightShift: TF clamps the shift amount to [0, bits - 1] (C++ leaves shifts by
+    a negative amount or by the width or more undefined); the bits as numpy's shifts give them
+    (a left shift wraps, a right shift of a signed type is arithmetic)."""
+    @register_kernel(op_type, ALL_DEVICES, fresh_outputs=True)
+    def factory(ctx):
+        xp = ctx.xp
+        fn = getattr(xp, fn_name)
+        dt = ctx.input_dtypes[0].np
+        top = dt.type(dt.itemsize * 8 - 1)
+        zero = dt.type(0)
+
+        def shift(x, y):
+            return fn(x, xp.minimum(xp.maximum(y, zero), top))
+        return shift
+    return factory
+
+
+_shift("LeftShift", "left_shift")
+_shift("RightShift", "right_shift")
+
+
+@register_kernel("TruncateMod", ALL_DEVICES)
+def _truncatemod(ctx):
+    """The remainder with the sign of x (C's fmod). TF's kernel fails an integer division by
+    zero with an InternalError of this text (its TruncateDiv as well)."""
+    xp = ctx.xp
+    if not ctx.input_dtypes[0].is_integer:
+        return xp.fmod
+    name = ctx.name
+
+    def truncate_mod(x, y):
+        if xp.any(y == 0):
+            raise errors.InternalError("Unexpected error in binary operator (only integer div and mod should "
+                                       "have errors)", node=name)
+        return xp.fmod(x, y)
+    return truncate_mod
+
+
+def _zero_where(op_type, guard, compute):
+    """Xlogy, Xdivy, Xlog1py, MulNoNan: compute(x, y), and 0 wherever guard(x, y) (x == 0, or y == 0
+    for MulNoNan) whatever the other operand is (NaN and infinities included)."""
+    @register_kernel(op_type, ALL_DEVICES, fresh_outputs=True)
+    def factory(ctx):
+        xp = ctx.xp
+
+        def kernel(x, y):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out = xp.asarray(compute(xp, x, y))
+            return xp.where(guard(x, y), xp.zeros_like(out), out)
+        return kernel
+    return factory
+
+
+_zero_where("Xlogy", lambda x, y: x == 0, lambda xp, x, y: x * xp.log(y))
+_zero_where("Xdivy", lambda x, y: x == 0, lambda xp, x, y: x / y)
+_zero_where("Xlog1py", lambda x, y: x == 0, lambda xp, x, y: x * xp.log1p(y))
+_zero_where("MulNoNan", lambda x, y: y == 0, lambda xp, x, y: x * y)
+
+
+@register_kernel("Conj", ALL_DEVICES, fresh_outputs=True)
+def _conj(ctx):
+    return ctx.xp.conj
+
+
+def _complex_part(op_type, fn_name):
+    @register_kernel(op_type, ALL_DEVICES, fresh_outputs=True)
+    def factory(ctx):
+        fn = getattr(ctx.xp, fn_name)
+        out = ctx.output_dtypes[0].np
+        return lambda x: fn(x).astype(out)  # a copy: np.real and np.imag give views
+    return factory
+
+
+_complex_part("Real", "real")
+_complex_part("Imag", "imag")
+_complex_part("Angle", "angle")
 
 
 # -- matmul -----------------------------------------------------------------------

@@ -19,19 +19,42 @@ INDEX = (dtypes.int32, dtypes.int64)  # axes, shapes, indices: TF accepts only t
 # -- declarations ---------------------------------------------------------------
 
 BINARY_OPS = ["AddV2", "Add", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Pow",
-              "Maximum", "Minimum", "SquaredDifference", "TruncateDiv"]
+              "Maximum", "Minimum", "SquaredDifference", "TruncateDiv", "TruncateMod", "Atan2",
+              "Xlogy", "Xdivy", "Xlog1py", "MulNoNan",
+              "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]
+# the types TF's op defs allow, where they do not allow every type
+_BINARY_TYPES = {
+    "RealDiv": FLOAT,  # TF has RealDiv kernels only for floating and complex types (tf.div/truediv cast ints first)
+    "TruncateMod": (dtypes.int32, dtypes.int64) + dtypes.FLOATING,
+    "Atan2": dtypes.FLOATING,
+    **{_name: FLOAT for _name in ("Xlogy", "Xdivy", "Xlog1py", "MulNoNan")},
+    **{_name: dtypes.INTEGER for _name in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift")},
+}
 for _name in BINARY_OPS:
-    # TF has RealDiv kernels only for floating and complex types (tf.div/truediv cast ints first)
     register_op(_name, ["x: T", "y: T"], ["z: T"], shape_fn=shape_fns.broadcast,
-                allowed_types={"T": FLOAT} if _name == "RealDiv" else None)
+                allowed_types={"T": _BINARY_TYPES[_name]} if _name in _BINARY_TYPES else None)
+register_op("NextAfter", ["x1: T", "x2: T"], ["output: T"], shape_fn=shape_fns.broadcast,
+            allowed_types={"T": (dtypes.float64, dtypes.float32)})
 
 UNARY_OPS = ["Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Tanh", "Sigmoid",
-             "Sign", "Reciprocal", "Floor", "Ceil", "Round", "Sin", "Cos", "Expm1", "Erf"]
+             "Sign", "Reciprocal", "Floor", "Ceil", "Round", "Sin", "Cos", "Expm1", "Erf",
+             "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erfc", "Rint", "Invert"]
 _FLOAT_ONLY = {"Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Tanh", "Sigmoid", "Sin", "Cos", "Expm1", "Erf",
-               "Floor", "Ceil"}
+               "Floor", "Ceil", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}
+_UNARY_TYPES = {**{_name: FLOAT for _name in _FLOAT_ONLY},
+                "Erfc": dtypes.FLOATING, "Rint": dtypes.FLOATING,  # (TF has no complex kernels for these)
+                "Invert": dtypes.INTEGER}
 for _name in UNARY_OPS:
     register_op(_name, ["x: T"], ["y: T"], shape_fn=shape_fns.unchanged,
-                allowed_types={"T": FLOAT} if _name in _FLOAT_ONLY else None)
+                allowed_types={"T": _UNARY_TYPES[_name]} if _name in _UNARY_TYPES else None)
+
+# complex numbers' parts (TF's Python functions return a real input itself, or zeros, without these ops)
+COMPLEX = (dtypes.complex64, dtypes.complex128)
+register_op("Conj", ["input: T"], ["output: T"], shape_fn=shape_fns.unchanged, allowed_types={"T": COMPLEX})
+for _name in ("Real", "Imag", "Angle"):
+    register_op(_name, ["input: T"], ["output: Tout"], attrs={"Tout": dtypes.float32},
+                shape_fn=shape_fns.unchanged,
+                allowed_types={"T": COMPLEX, "Tout": (dtypes.float32, dtypes.float64)})
 
 COMPARISON_OPS = ["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"]
 for _name in COMPARISON_OPS:
@@ -142,6 +165,139 @@ round = _unary("Round")  # noqa: A001
 sin = _unary("Sin")
 cos = _unary("Cos")
 erf = _unary("Erf")
+tan = _unary("Tan")
+asin = _unary("Asin")
+acos = _unary("Acos")
+atan = _unary("Atan")
+sinh = _unary("Sinh")
+cosh = _unary("Cosh")
+asinh = _unary("Asinh")
+acosh = _unary("Acosh")
+atanh = _unary("Atanh")
+erfc = _unary("Erfc")
+rint = _unary("Rint")
+floor_div = _binary("FloorDiv", "FloorDiv")  # TF's generated wrapper of FloorDiv: no name scope
+truncatemod = _binary("TruncateMod", "TruncateMod")
+xlogy = _binary("Xlogy", "Xlogy")
+
+# tf.bitwise
+bitwise_and = _binary("BitwiseAnd", "BitwiseAnd")
+bitwise_or = _binary("BitwiseOr", "BitwiseOr")
+bitwise_xor = _binary("BitwiseXor", "BitwiseXor")
+left_shift = _binary("LeftShift", "LeftShift")
+right_shift = _binary("RightShift", "RightShift")
+invert = _unary("Invert")
+
+
+def atan2(y, x, name=None):
+    """The angle of the point (x, y) (TF's argument order: y first)."""
+    return apply_op("Atan2", [y, x], name=name or "Atan2").outputs[0]
+
+
+def nextafter(x1, x2, name=None):
+    """The next representable value after x1 towards x2."""
+    return apply_op("NextAfter", [x1, x2], name=name or "NextAfter").outputs[0]
+
+
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x is 0 (whatever y is)."""
+    with get_default_graph().name_scope(name or "xdivy"):
+        return apply_op("Xdivy", [x, y]).outputs[0]
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 where x is 0 (whatever y is)."""
+    with get_default_graph().name_scope(name or "xlog1py"):
+        return apply_op("Xlog1py", [x, y]).outputs[0]
+
+
+def multiply_no_nan(x, y, name=None):
+    """x * y, and 0 where y is 0 (even where x is NaN or infinite)."""
+    with get_default_graph().name_scope(name or "multiply_no_nan") as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {x.dtype.base_dtype!r} != "
+                            f"{y.dtype.base_dtype!r}")
+        return apply_op("MulNoNan", [x, y], name=scope).outputs[0]
+
+
+def reciprocal_no_nan(x, name=None):
+    """1 / x, and 0 where x is 0: DivNoNan(1, x), as TF builds it."""
+    from ..framework.op_builder import constant
+    with get_default_graph().name_scope(name or "reciprocal_no_nan") as scope:
+        x = convert_to_tensor(x, name="x")
+        one = constant(1, dtype=x.dtype.base_dtype, name="one")
+        return apply_op("DivNoNan", [one, x], name=scope).outputs[0]
+
+
+def log_sigmoid(x, name=None):
+    """log(1 / (1 + exp(-x))), built as TF does: -softplus(-x)."""
+    with get_default_graph().name_scope(name or "LogSigmoid") as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("Neg", [apply_op("Softplus", [negative(x)]).outputs[0]], name=scope).outputs[0]
+
+
+def scalar_mul(scalar, x, name=None):
+    """scalar * x for a 0-D `scalar` (ValueError otherwise); x a Tensor or IndexedSlices."""
+    from ..framework.indexed_slices import IndexedSlices
+    base_dtype = dtypes.as_dtype(x.dtype).base_dtype
+    scalar = convert_to_tensor(scalar, dtype=base_dtype, name="scalar")
+    shape = scalar.shape
+    if shape.ndims != 0:
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape {shape}.")
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(apply_op("Mul", [scalar, x.values], name=name or "Mul").outputs[0], x.indices,
+                             x.dense_shape)
+    return apply_op("Mul", [scalar, x], name=name or "Mul").outputs[0]
+
+
+def _real_dtype(dtype):
+    return dtypes.float64 if dtype.base_dtype == dtypes.complex128 else dtypes.float32
+
+
+def conj(x, name=None):
+    """The complex conjugate; a real (floating or integer) input itself."""
+    if isinstance(x, Tensor) and (x.dtype.is_floating or x.dtype.is_integer):
+        return x
+    with get_default_graph().name_scope(name or "Conj") as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return apply_op("Conj", [x], name=scope).outputs[0]
+        if x.dtype.is_floating or x.dtype.is_integer:
+            return x
+        raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype.base_dtype!r}.")
+
+
+def real(input, name=None):  # noqa: A002 - the TF name
+    """The real part of a complex tensor; a real input itself."""
+    with get_default_graph().name_scope(name or "Real") as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Real", [input], name=scope, Tout=_real_dtype(input.dtype)).outputs[0]
+        if input.dtype.is_numeric:
+            return input
+        raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {input.dtype.base_dtype}")
+
+
+def imag(input, name=None):  # noqa: A002 - the TF name
+    """The imaginary part of a complex tensor; zeros for a real input."""
+    with get_default_graph().name_scope(name or "Imag") as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Imag", [input], name=scope, Tout=_real_dtype(input.dtype)).outputs[0]
+        from .array_ops import zeros_like
+        return zeros_like(input)
+
+
+def angle(input, name=None):  # noqa: A002 - the TF name
+    """The argument of a complex tensor; for a real input pi where it is negative, else 0."""
+    with get_default_graph().name_scope(name or "Angle") as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Angle", [input], name=scope, Tout=_real_dtype(input.dtype)).outputs[0]
+        from .array_ops import ones_like, zeros_like
+        return where(input < 0, np.pi * ones_like(input), zeros_like(input))
 
 less = _binary("Less", "Less")
 less_equal = _binary("LessEqual", "LessEqual")
@@ -385,11 +541,32 @@ def _truediv_op(x, y, name):
     return truediv(x, y, name=name)
 
 
+def _and_op(x, y, name):
+    """TF's and_: logical for bools, bitwise otherwise (`BitwiseAnd` in the operator's scope)."""
+    if x.dtype.base_dtype == dtypes.bool:
+        return logical_and(x, y, name=name)
+    return bitwise_and(x, y)
+
+
+def _or_op(x, y, name):
+    if x.dtype.base_dtype == dtypes.bool:
+        return logical_or(x, y, name=name)
+    return bitwise_or(x, y)
+
+
+def _xor(self, other):
+    if self.dtype.base_dtype == dtypes.bool:
+        return logical_xor(self, other)
+    g = graph_of([self, other])
+    with g.as_default(), g.name_scope("xor"):
+        return bitwise_xor(self, other)
+
+
 _OPERATORS = {
     "add": ("add", add), "sub": ("sub", subtract), "mul": ("mul", multiply),
     "truediv": ("truediv", _truediv_op), "floordiv": ("floordiv", floordiv), "mod": ("mod", floormod),
     "pow": ("pow", pow), "matmul": ("matmul", lambda a, b, name: matmul(a, b, name=name)),
-    "and": ("and", logical_and), "or": ("or", logical_or),
+    "and": ("and", _and_op), "or": ("or", _or_op),
 }
 
 
@@ -400,12 +577,12 @@ def _install_tensor_operators(cls):
     cls.__div__ = cls.__truediv__
     cls.__neg__ = lambda self: negative(self)
     cls.__abs__ = lambda self: abs(self)
-    cls.__invert__ = lambda self: logical_not(self)
+    cls.__invert__ = lambda self: logical_not(self) if self.dtype.base_dtype == dtypes.bool else invert(self)
     cls.__lt__ = lambda self, other: less(self, other)
     cls.__le__ = lambda self, other: less_equal(self, other)
     cls.__gt__ = lambda self, other: greater(self, other)
     cls.__ge__ = lambda self, other: greater_equal(self, other)
-    cls.__xor__ = lambda self, other: logical_xor(self, other)
+    cls.__xor__ = _xor
 
 
 _install_tensor_operators(Tensor)
