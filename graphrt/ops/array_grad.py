@@ -259,6 +259,11 @@ def _pad_v2_grad(op, grad):
     return _pad_grad(op, grad)[:1] + [None, None]  # constant_values gets no gradient (as TF)
 
 
+@register_gradient("Roll")
+def _roll_grad(op, grad):
+    return [array_ops.roll(grad, -op.inputs[1], op.inputs[2]), None, None]
+
+
 @register_gradient("ReverseV2")
 def _reverse_grad(op, grad):
     return [array_ops.reverse(grad, op.inputs[1]), None]

@@ -395,6 +395,25 @@ def _reverse(ctx):
     return lambda x, axis: xp.flip(x, axis=tuple(int(a) for a in np.asarray(axis).reshape(-1)))
 
 
+@register_kernel("Roll", ALL_DEVICES, host_memory=("shift", "axis"))
+def _roll(ctx):
+    xp, name = ctx.xp, ctx.name
+
+    def roll(x, shift, axis):
+        shift, axis = np.asarray(shift).reshape(-1), np.asarray(axis).reshape(-1)
+        if shift.size != axis.size:
+            raise errors.InvalidArgumentError(f"shift and axis must have the same size, got {shift.size} and "
+                                              f"{axis.size}", node=name)
+        rank = x.ndim
+        for a in axis.tolist():
+            if not -rank <= a < rank:
+                raise errors.InvalidArgumentError(f"axis {a} is out of range for a tensor of rank {rank}",
+                                                  node=name)
+        # Shifts along one axis add up, as in TF (numpy.roll does the same for repeated axes).
+        return xp.roll(x, tuple(int(s) for s in shift.tolist()), tuple(int(a) for a in axis.tolist()))
+    return roll
+
+
 @register_kernel("UnsortedSegmentSum", ALL_DEVICES, host_memory=("num_segments",))
 def _unsorted_segment_sum(ctx):
     xp, name = ctx.xp, ctx.name

@@ -493,6 +493,9 @@ register_op("PadV2", ["input: T", "paddings: Tpaddings", "constant_values: T"], 
             attrs={"Tpaddings": dtypes.int32}, shape_fn=_pad_shape, allowed_types={"Tpaddings": INDEX})
 register_op("ReverseV2", ["tensor: T", "axis: Tidx"], ["output: T"], attrs={"Tidx": dtypes.int32},
             shape_fn=shape_fns.unchanged, allowed_types={"Tidx": INDEX})
+register_op("Roll", ["input: T", "shift: Tshift", "axis: Taxis"], ["output: T"],
+            attrs={"Tshift": dtypes.int32, "Taxis": dtypes.int32}, shape_fn=shape_fns.unchanged,
+            allowed_types={"Tshift": INDEX, "Taxis": INDEX})
 
 
 def _segment_shape(ctx):
@@ -791,6 +794,132 @@ def reverse(tensor, axis, name=None):
 
 
 reverse_v2 = reverse
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002
+    """Elements shifted along `axis` by `shift`, those past the end coming back at the start."""
+    return apply_op("Roll", [input, shift, axis], name=name or "Roll").outputs[0]
+
+
+def meshgrid(*args, **kwargs):
+    """N-D coordinate grids from N 1-D tensors, built as TF builds them (reshapes times ones)."""
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        raise TypeError(f"invalid keyword arguments: {', '.join(sorted(kwargs))}")
+    if indexing not in ("xy", "ij"):
+        raise ValueError("indexing parameter must be either 'xy' or 'ij'")
+    from .math_ops import multiply
+    with get_default_graph().name_scope(name):
+        ndim = len(args)
+        ones_shape = (1,) * ndim
+        outputs = [reshape(stack([x]) if convert_to_tensor(x).shape.ndims == 0 else x,
+                           ones_shape[:i] + (-1,) + ones_shape[i + 1:]) for i, x in enumerate(args)]
+        sizes = [size(x) for x in args]
+        dt = outputs[0].dtype.base_dtype if outputs else dtypes.float32
+        if indexing == "xy" and ndim > 1:
+            outputs[0] = reshape(outputs[0], (1, -1) + (1,) * (ndim - 2))
+            outputs[1] = reshape(outputs[1], (-1, 1) + (1,) * (ndim - 2))
+            sizes[0], sizes[1] = sizes[1], sizes[0]
+        mult = ones(stack(sizes), dt)
+        return [multiply(x, mult) for x in outputs]
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    """Each slice of `input` along `axis` (the flattened input when None) repeated `repeats` times:
+    numpy.repeat, composed of ops whose gradients exist (a gather of repeated indices)."""
+    from .extra_ops import sequence_mask
+    from .math_ops import cast, reduce_max
+    with get_default_graph().name_scope(name or "Repeat"):
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        repeats = convert_to_tensor(repeats, name="repeats")
+        if repeats.dtype.base_dtype not in INDEX:
+            raise TypeError(f"repeats must be int32 or int64, got {repeats.dtype.base_dtype.name}")
+        if repeats.shape.ndims is not None and repeats.shape.ndims > 1:
+            raise ValueError(f"`repeats` must be a scalar or a 1-D tensor, got shape {repeats.shape}")
+        if axis is None:
+            input = reshape(input, [-1])  # noqa: A001
+            axis = 0
+        from ..framework.constant_value import constant_value
+        count = constant_value(repeats)
+        rank = input.shape.ndims
+        if count is not None and np.ndim(count) == 0 and rank is not None:
+            # A known scalar count: every slice repeated alike, by a tile (the result's shape is static).
+            axis = axis % rank if rank else axis
+            count = int(count)
+            multiples = [1] * (rank + 1)
+            multiples[axis + 1] = count
+            tiled = tile(expand_dims(input, axis + 1), multiples)
+            dims = input.shape.as_list()
+            if all(d is not None for d in dims):
+                return reshape(tiled, dims[:axis] + [dims[axis] * count] + dims[axis + 1:])
+            full = shape(input)
+            out = reshape(tiled, concat([full[:axis], [full[axis] * count], full[axis + 1:]], 0))
+            out.set_shape(dims[:axis] + [None if dims[axis] is None else dims[axis] * count] + dims[axis + 1:])
+            return out
+        n = shape(input, out_type=repeats.dtype.base_dtype)[axis]
+        counts = broadcast_to(repeats, stack([n]))
+        width = reduce_max(counts)
+        index_grid = tile(expand_dims(_range(n), 1), stack([1, width]))
+        mask = sequence_mask(counts, width)
+        indices = gather(reshape(index_grid, [-1]), reshape(where_indices(reshape(mask, [-1])), [-1]))
+        return gather(input, cast(indices, dtypes.int32), axis=axis)
+
+
+def _range(n):
+    return apply_op("Range", [constant(0, dtype=n.dtype), n, constant(1, dtype=n.dtype)], name="Range").outputs[0]
+
+
+def _blocked_dims(input, block_size, name):  # noqa: A002
+    if not isinstance(block_size, numbers.Integral) or block_size < 2:
+        raise ValueError(f"{name}: block_size must be an integer of at least 2, got {block_size!r}")
+    input = convert_to_tensor(input, name="input")  # noqa: A001
+    if input.shape.ndims is not None and input.shape.ndims != 4:
+        raise ValueError(f"{name}: input must be 4-D (NHWC), got shape {input.shape}")
+    dims = shape(input)
+    return input, [dims[i] for i in range(4)]
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """Each block_size x block_size patch of an NHWC image moved into the depth dimension, in TF's
+    order (depth = (row in block * block_size + column in block) * channels + channel). Composed of
+    reshapes and a transpose, so it has their gradients."""
+    if data_format != "NHWC":
+        raise ValueError(f"graphrt's space_to_depth supports only data_format='NHWC', got {data_format!r}")
+    with get_default_graph().name_scope(name or "SpaceToDepth") as scope:
+        input, (b, h, w, c) = _blocked_dims(input, block_size, "SpaceToDepth")  # noqa: A001
+        static = input.shape.as_list() if input.shape.ndims == 4 else [None] * 4
+        for d, what in ((static[1], "height"), (static[2], "width")):
+            if d is not None and d % block_size:
+                raise ValueError(f"Dimension size must be evenly divisible by {block_size} but is {d} "
+                                 f"(the {what} of {input.name})")
+        bs = block_size
+        x = reshape(input, stack([b, h // bs, bs, w // bs, bs, c]))
+        x = transpose(x, [0, 1, 3, 2, 4, 5])
+        out = reshape(x, stack([b, h // bs, w // bs, c * (bs * bs)]), name=scope)
+        out.set_shape([static[0], None if static[1] is None else static[1] // bs,
+                       None if static[2] is None else static[2] // bs, None if static[3] is None else static[3] * bs * bs])
+        return out
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """The inverse of space_to_depth: depth moved back into block_size x block_size patches."""
+    if data_format != "NHWC":
+        raise ValueError(f"graphrt's depth_to_space supports only data_format='NHWC', got {data_format!r}")
+    with get_default_graph().name_scope(name or "DepthToSpace") as scope:
+        input, (b, h, w, c) = _blocked_dims(input, block_size, "DepthToSpace")  # noqa: A001
+        static = input.shape.as_list() if input.shape.ndims == 4 else [None] * 4
+        bs = block_size
+        if static[3] is not None and static[3] % (bs * bs):
+            raise ValueError(f"Dimension size must be evenly divisible by {bs * bs} but is {static[3]} "
+                             f"(the depth of {input.name})")
+        x = reshape(input, stack([b, h, w, bs, bs, c // (bs * bs)]))
+        x = transpose(x, [0, 1, 3, 2, 4, 5])
+        out = reshape(x, stack([b, h * bs, w * bs, c // (bs * bs)]), name=scope)
+        out.set_shape([static[0], None if static[1] is None else static[1] * bs,
+                       None if static[2] is None else static[2] * bs,
+                       None if static[3] is None else static[3] // (bs * bs)])
+        return out
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):

@@ -776,3 +776,172 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's arg
         return op if not is_list else []
     return result if is_list else result[0]
 
+
+
+# -- statistics, monotonicity, counting: compositions TF1 builds in Python -------------------
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The population variance over `axis` (tf.math.reduce_variance)."""
+    with get_default_graph().name_scope(name or "reduce_variance"):
+        means = math_ops.reduce_mean(input_tensor, axis=axis, keepdims=True)
+        if means.dtype.base_dtype.is_integer:
+            raise TypeError(f"Input must be either real or complex. Received integer type "
+                            f"{means.dtype.base_dtype.name}.")
+        squared_deviations = math_ops.square(input_tensor - means)
+        return math_ops.reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The population standard deviation over `axis` (tf.math.reduce_std)."""
+    with get_default_graph().name_scope(name or "reduce_std"):
+        return math_ops.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x ** 2)) over `axis`, for floating-point input (TF's EuclideanNorm, composed)."""
+    with get_default_graph().name_scope(name or "reduce_euclidean_norm"):
+        x = convert_to_tensor(input_tensor, name="input_tensor")
+        if not x.dtype.base_dtype.is_floating:
+            raise TypeError(f"graphrt's reduce_euclidean_norm takes floating-point input, got "
+                            f"{x.dtype.base_dtype.name}")
+        return math_ops.sqrt(math_ops.reduce_sum(math_ops.square(x), axis=axis, keepdims=keepdims))
+
+
+def _monotonic(x, compare, name):
+    with get_default_graph().name_scope(name):
+        x = convert_to_tensor(x, name="x")
+        if not (x.dtype.base_dtype.is_integer or x.dtype.base_dtype.is_floating):
+            raise TypeError(f"Expected x to be numeric, instead found: {x.dtype.base_dtype.name}")
+        flat = array_ops.reshape(x, [-1])
+        return math_ops.reduce_all(compare(flat[1:], flat[:-1]))
+
+
+def is_non_decreasing(x, name=None):
+    """True when each element of the flattened x is >= the one before (trivially for < 2 elements)."""
+    return _monotonic(x, math_ops.greater_equal, name or "is_non_decreasing")
+
+
+def is_strictly_increasing(x, name=None):
+    """True when each element of the flattened x is > the one before (trivially for < 2 elements)."""
+    return _monotonic(x, math_ops.greater, name or "is_strictly_increasing")
+
+
+def polyval(coeffs, x, name=None):
+    """coeffs[0] * x**(n-1) + ... + coeffs[n-1], by Horner's rule (numpy.polyval)."""
+    if not isinstance(coeffs, list):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    with get_default_graph().name_scope(name or "polyval"):
+        x = convert_to_tensor(x, name="x")
+        if not coeffs:
+            return array_ops.zeros_like(x)
+        coeffs = [convert_to_tensor(c, name=f"coeff_{i}") for i, c in enumerate(coeffs)]
+        p = coeffs[0]
+        for c in coeffs[1:]:
+            p = c + p * x
+        return p
+
+
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """The sum of `inputs` (TF1's accumulate_n; the same values as add_n)."""
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise ValueError("inputs must be a non-empty list of Tensors")
+    inputs = [convert_to_tensor(t) for t in inputs]
+    if tensor_dtype is not None and any(t.dtype.base_dtype != dtypes.as_dtype(tensor_dtype) for t in inputs):
+        raise TypeError(f"tensor_dtype is {dtypes.as_dtype(tensor_dtype).name}, but the inputs are "
+                        f"{sorted({t.dtype.base_dtype.name for t in inputs})}")
+    if shape is not None:
+        for t in inputs:
+            t.shape.assert_is_compatible_with(shape)
+    return math_ops.add_n(inputs, name=name or "AccumulateN")
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """log(cumsum(exp(x))) along `axis`, computed against the axis maximum so exp cannot overflow."""
+    with get_default_graph().name_scope(name or "CumulativeLogsumexp"):
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.base_dtype.is_floating:
+            raise TypeError(f"cumulative_logsumexp takes floating-point input, got {x.dtype.base_dtype.name}")
+        top = array_ops.stop_gradient(math_ops.reduce_max(x, axis=axis, keepdims=True))
+        finite_top = math_ops.where(is_finite(top), top, array_ops.zeros_like(top))
+        total = math_ops.cumsum(math_ops.exp(x - finite_top), axis=axis, exclusive=exclusive, reverse=reverse)
+        return math_ops.log(total) + finite_top
+
+
+def _segment_counts(segment_ids, num_segments, data):
+    ones = array_ops.ones_like(segment_ids, dtype=data.dtype.base_dtype)
+    counts = array_ops.unsorted_segment_sum(ones, segment_ids, num_segments)
+    # One count per segment, broadcast against the data's trailing dimensions.
+    rank_data, rank_ids = data.shape.ndims, segment_ids.shape.ndims
+    if rank_data is None or rank_ids is None:
+        raise ValueError("unsorted_segment_mean/sqrt_n need data and segment_ids of known rank")
+    return array_ops.reshape(counts, array_ops.concat(
+        [array_ops.shape(counts), np.ones(rank_data - rank_ids, dtype=np.int32)], 0))
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """The mean of each segment's rows (0 for an empty segment)."""
+    with get_default_graph().name_scope(name or "UnsortedSegmentMean"):
+        data, segment_ids = convert_to_tensor(data, name="data"), convert_to_tensor(segment_ids, name="segment_ids")
+        counts = math_ops.maximum(_segment_counts(segment_ids, num_segments, data), 1)
+        return array_ops.unsorted_segment_sum(data, segment_ids, num_segments) / counts
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """Each segment's sum divided by the square root of its row count (0 for an empty segment)."""
+    with get_default_graph().name_scope(name or "UnsortedSegmentSqrtN"):
+        data, segment_ids = convert_to_tensor(data, name="data"), convert_to_tensor(segment_ids, name="segment_ids")
+        counts = math_ops.maximum(_segment_counts(segment_ids, num_segments, data), 1)
+        return array_ops.unsorted_segment_sum(data, segment_ids, num_segments) / math_ops.sqrt(counts)
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None):
+    """How often each value 0..max(arr) occurs in `arr` (weighted by `weights`); values at or past
+    `maxlength` are skipped, and the output is at least `minlength` long."""
+    with get_default_graph().name_scope(name or "bincount"):
+        arr = convert_to_tensor(arr, name="arr")
+        if not arr.dtype.base_dtype.is_integer:
+            arr = math_ops.cast(arr, dtypes.int32)
+        if arr.dtype.base_dtype != dtypes.int32:
+            arr = math_ops.cast(arr, dtypes.int32)
+        flat = array_ops.reshape(arr, [-1])
+        nonempty = math_ops.cast(array_ops.size(flat) > 0, dtypes.int32)
+        size = nonempty * (math_ops.reduce_max(array_ops.concat([flat, [-1]], 0)) + 1)
+        if minlength is not None:
+            size = math_ops.maximum(convert_to_tensor(minlength, dtype=dtypes.int32, name="minlength"), size)
+        if maxlength is not None:
+            size = math_ops.minimum(convert_to_tensor(maxlength, dtype=dtypes.int32, name="maxlength"), size)
+        if weights is not None:
+            values = array_ops.reshape(convert_to_tensor(weights, name="weights"), [-1])
+        else:
+            values = array_ops.ones_like(flat, dtype=dtype)
+        # Values outside [0, size) go to an extra segment that is dropped (as TF skips them).
+        inside = math_ops.logical_and(flat >= 0, flat < size)
+        ids = math_ops.where(inside, flat, array_ops.fill(array_ops.shape(flat), size))
+        counts = array_ops.unsorted_segment_sum(values, ids, size + 1)
+        return counts[:size]
+
+
+def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, name=None, weights=None):
+    """counts[i, j]: how many examples with label i were predicted j (weighted by `weights`)."""
+    with get_default_graph().name_scope(name or "confusion_matrix"):
+        labels = math_ops.cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
+        predictions = math_ops.cast(convert_to_tensor(predictions, name="predictions"), dtypes.int64)
+        zero = np.int64(0)
+        checks = [assert_greater_equal(labels, zero, message="`labels` contains negative values"),
+                  assert_greater_equal(predictions, zero, message="`predictions` contains negative values")]
+        if num_classes is None:
+            num_classes = math_ops.maximum(math_ops.reduce_max(predictions), math_ops.reduce_max(labels)) + 1
+        else:
+            num_classes = math_ops.cast(convert_to_tensor(num_classes, name="num_classes"), dtypes.int64)
+            checks += [assert_less(labels, num_classes, message="`labels` out of bound"),
+                       assert_less(predictions, num_classes, message="`predictions` out of bound")]
+        labels = control_ops.with_dependencies(checks, labels)
+        predictions = control_ops.with_dependencies(checks, predictions)
+        if weights is not None:
+            weights = convert_to_tensor(weights, name="weights")
+            predictions.shape.assert_is_compatible_with(weights.shape)
+            values = math_ops.cast(weights, dtype)
+        else:
+            values = array_ops.ones_like(predictions, dtype=dtype)
+        indices = array_ops.stack([labels, predictions], axis=1)
+        return scatter_nd(indices, values, array_ops.stack([num_classes, num_classes]))

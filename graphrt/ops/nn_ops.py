@@ -986,3 +986,121 @@ NN_API = [
     "conv1d", "conv2d", "conv2d_backprop_input",
     "conv2d_backprop_filter", "conv2d_transpose", "max_pool", "avg_pool", "max_pool2d", "avg_pool2d",
 ]
+
+
+# -- compositions TF1 builds in Python (nn_impl) ------------------------------------------
+
+def swish(features, beta=1.0, name=None):
+    """features * sigmoid(beta * features) (tf.nn.swish, tf.nn.silu)."""
+    with get_default_graph().name_scope(name or "swish"):
+        features = convert_to_tensor(features, name="features")
+        if isinstance(beta, numbers.Number) and beta == 1.0:
+            return features * math_ops.sigmoid(features)
+        beta = math_ops.cast(convert_to_tensor(beta, name="beta"), features.dtype.base_dtype)
+        return features * math_ops.sigmoid(beta * features)
+
+
+silu = swish
+
+
+def crelu(features, name=None, axis=-1):
+    """relu of [features, -features] concatenated along `axis`."""
+    from .array_ops import concat
+    with get_default_graph().name_scope(name or "CRelu") as scope:
+        features = convert_to_tensor(features, name="features")
+        return relu(concat([features, -features], axis, name=scope))
+
+
+def _keep_dims_arg(keep_dims, keepdims):
+    if keep_dims is not None and keepdims is not None:
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'.")
+    return bool(keepdims if keepdims is not None else (keep_dims or False))
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):
+    """(count, sum of x - shift, sum of (x - shift)^2, shift) over `axes`."""
+    from .array_ops import gather, shape
+    from .math_ops import reduce_prod
+    axes = sorted(set([axes] if isinstance(axes, numbers.Integral) else axes))
+    keep = _keep_dims_arg(keep_dims, keepdims)
+    with get_default_graph().name_scope(name or "sufficient_statistics"):
+        x = convert_to_tensor(x, name="x")
+        dims = x.shape.as_list() if x.shape.ndims is not None else None
+        if dims is not None and all(dims[d] is not None for d in axes):
+            count = int(np.prod([dims[d] for d in axes]))
+            counts = convert_to_tensor(np.array(count, dtype=x.dtype.base_dtype.np), name="Const")
+        else:
+            rank = x.shape.ndims
+            if rank is None:
+                raise ValueError("sufficient_statistics needs an input of known rank when dimensions are unknown")
+            positive = [a + rank if a < 0 else a for a in axes]
+            counts = reduce_prod(gather(math_ops.cast(shape(x), x.dtype.base_dtype), positive), name="count")
+        if shift is not None:
+            shift = convert_to_tensor(shift, name="shift")
+            m_ss, v_ss = math_ops.subtract(x, shift), math_ops.squared_difference(x, shift)
+        else:
+            m_ss, v_ss = x, math_ops.square(x)
+        m_ss = math_ops.reduce_sum(m_ss, axes, keepdims=keep, name="mean_ss")
+        v_ss = math_ops.reduce_sum(v_ss, axes, keepdims=keep, name="var_ss")
+    return counts, m_ss, v_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics."""
+    with get_default_graph().name_scope(name or "normalize"):
+        divisor = math_ops.reciprocal(counts, name="divisor")
+        if shift is not None:
+            shifted_mean = math_ops.multiply(mean_ss, divisor, name="shifted_mean")
+            mean = math_ops.add(shifted_mean, shift, name="mean")
+        else:
+            shifted_mean = math_ops.multiply(mean_ss, divisor, name="mean")
+            mean = shifted_mean
+        variance = math_ops.subtract(math_ops.multiply(variance_ss, divisor), math_ops.square(shifted_mean),
+                                     name="variance")
+    return mean, variance
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """(mean, variance) of x over `axes`, each element counted `frequency_weights` times."""
+    from .array_ops import squeeze, zeros_like
+    from .extra_ops import div_no_nan
+    keep = _keep_dims_arg(keep_dims, keepdims)
+    with get_default_graph().name_scope(name or "weighted_moments"):
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(frequency_weights, name="frequency_weights")
+        half = x.dtype.base_dtype == dtypes.float16
+        if half:
+            x = math_ops.cast(x, dtypes.float32)
+        if weights.dtype.base_dtype != x.dtype.base_dtype:
+            weights = math_ops.cast(weights, x.dtype.base_dtype)
+        weighted_sum = math_ops.reduce_sum(weights * x, axes, name="weighted_input_sum", keepdims=True)
+        sum_of_weights = math_ops.reduce_sum(weights + zeros_like(x), axes, name="sum_of_weights", keepdims=True)
+        mean = div_no_nan(weighted_sum, sum_of_weights)
+        distsq = math_ops.reduce_sum(weights * math_ops.squared_difference(x, mean), axes,
+                                     name="weighted_distsq", keepdims=True)
+        variance = div_no_nan(distsq, sum_of_weights)
+        if not keep:
+            mean, variance = squeeze(mean, axis=axes), squeeze(variance, axis=axes)
+        if half:
+            mean, variance = math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+        return mean, variance
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(log_input) - targets * log_input, plus Stirling's approximation of log(targets!) for
+    targets > 1 when `compute_full_loss`."""
+    from .array_ops import ones_like, zeros_like
+    with get_default_graph().name_scope(name or "log_poisson_loss"):
+        log_input = convert_to_tensor(log_input, name="log_input")
+        targets = convert_to_tensor(targets, name="targets")
+        if not targets.shape.is_compatible_with(log_input.shape):
+            raise ValueError(f"`log_input` and `targets` must have the same shape, received "
+                             f"({log_input.shape} vs {targets.shape}).")
+        result = math_ops.exp(log_input) - log_input * targets
+        if compute_full_loss:
+            np_type = targets.dtype.base_dtype.np
+            stirling = targets * math_ops.log(targets) - targets + \
+                np.array(0.5, dtype=np_type) * math_ops.log(np.array(2 * np.pi, dtype=np_type) * targets)
+            zeros, ones = zeros_like(targets, dtype=targets.dtype), ones_like(targets, dtype=targets.dtype)
+            result += math_ops.where(math_ops.logical_and(targets >= zeros, targets <= ones), zeros, stirling)
+        return result
