@@ -43,6 +43,8 @@ from .ops.math_ops import (abs, add, add_n, argmax, argmin, cast, ceil, clip_by_
                            reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, round,
                            rsqrt, sigmoid, sign, sin, sqrt, square, squared_difference, sub, subtract, tanh,
                            to_double, to_float, to_int32, to_int64, truediv, where, where_v2)
+from .ops.math_ops import (acos, acosh, angle, asin, asinh, atan, atan2, atanh, conj, cosh, erfc,
+                           floor_div, imag, log_sigmoid, real, rint, scalar_mul, sinh, tan, truncatemod)
 from .ops.random_ops import (multinomial, random_normal, random_shuffle, random_uniform, set_random_seed,
                              truncated_normal)
 from .ops.state_ops import assign, assign_add, assign_sub
@@ -64,8 +66,12 @@ from .ops.extra_ops import (argsort, assert_equal, assert_greater, assert_greate
 from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
+from .ops.array_ops import depth_to_space, meshgrid, repeat, roll, space_to_depth
+from .ops.extra_ops import (accumulate_n, bincount, confusion_matrix, is_non_decreasing,
+                            is_strictly_increasing, unsorted_segment_mean, unsorted_segment_sqrt_n)
 from .recompute import recompute_grad
 from .tensor_array import TensorArray
+from .functional import foldl, foldr, map_fn, scan
 from .data_flow import (FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader,
                         WholeFileReader, count_up_to, matching_files, read_file, write_file)
 from .data_flow.accumulators import (ConditionalAccumulator, ConditionalAccumulatorBase,  # noqa: F401
@@ -73,6 +79,10 @@ from .data_flow.accumulators import (ConditionalAccumulator, ConditionalAccumula
 from .framework.indexed_slices import IndexedSlices
 from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
 from .rnn import reverse_sequence
+from .special_math import betainc, digamma, igamma, igammac, lbeta, lgamma, polygamma, zeta
+from .linear_algebra import (cholesky, cholesky_solve, cross, diag, diag_part, matrix_band_part, matrix_determinant,
+                             matrix_inverse, matrix_solve, matrix_solve_ls, matrix_square_root, matrix_transpose,
+                             matrix_triangular_solve, qr, self_adjoint_eig, self_adjoint_eigvals, svd, trace)
 from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions,
                             SimOptions)
 from .client.session import InteractiveSession, Session, get_default_session
@@ -86,6 +96,7 @@ def _load_session_backends():
 
 _session_backends.add_loader(_load_session_backends)
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
+from . import bitwise  # noqa: F401
 from . import contrib, distribute, infeed, memory_stats  # noqa: F401
 from . import summary  # noqa: F401 - registers the summary ops
 from . import gfile, io  # noqa: F401

@@ -11,3 +11,13 @@ from .ops.extra_ops import (div_no_nan as divide_no_nan, is_finite, is_inf, is_n
                             segment_mean, segment_min, segment_sum, unsorted_segment_max, unsorted_segment_min)
 from .ops.array_ops import unsorted_segment_sum  # noqa: F401
 from .ops.nn_ops import top_k  # noqa: F401
+from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, digamma, erfinv,  # noqa: F401
+                           igamma, igammac, lbeta, lgamma, ndtri, polygamma, zeta)
+from .ops.extra_ops import (accumulate_n, bincount, confusion_matrix, cumulative_logsumexp,  # noqa: F401
+                            is_non_decreasing, is_strictly_increasing, polyval, reduce_euclidean_norm, reduce_std,
+                            reduce_variance, unsorted_segment_mean, unsorted_segment_sqrt_n)
+from .ops.nn_ops import in_top_k, l2_normalize, log_softmax, softmax, zero_fraction  # noqa: F401
+from .ops.math_ops import (acos, acosh, angle, asin, asinh, atan, atan2, atanh, conj, cosh, erfc, imag,  # noqa: F401
+                           log_sigmoid, multiply_no_nan, nextafter, real, reciprocal_no_nan, rint, scalar_mul, sinh,
+                           tan, xdivy, xlog1py, xlogy)
+from .ops.nn_ops import softplus, softsign  # noqa: F401

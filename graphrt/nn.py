@@ -12,3 +12,6 @@ from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_bidir
 from .candidate_sampling import (compute_accidental_hits, log_uniform_candidate_sampler, nce_loss,  # noqa: F401
                                  sampled_softmax_loss, uniform_candidate_sampler)
 from .depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv2d  # noqa: F401,E402
+from .ops.nn_ops import (crelu, log_poisson_loss, normalize_moments, silu, sufficient_statistics,  # noqa: F401,E402
+                         swish, weighted_moments)
+from .ops.array_ops import depth_to_space, space_to_depth  # noqa: F401,E402

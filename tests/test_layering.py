@@ -41,6 +41,10 @@ MAY_IMPORT = {
     "layers": {"ops", "gradients", "depthwise"},
     "losses": {"ops", "gradients"},
     "rnn": {"ops", "gradients", "tensor_array", "layers"},
+    # Special functions (lgamma, igamma, erfinv, ...): ops, numpy kernels and gradients.
+    "special_math": {"ops"},
+    "linear_algebra": {"ops", "gradients"},
+    "functional": {"ops", "gradients", "tensor_array"},
     "memory_stats": {"ops"},
     # Infeed ops: their kernels use the queue a device hands them (Device.infeed()), importing nothing below ops.
     "infeed": {"ops"},
@@ -56,8 +60,8 @@ MAY_IMPORT = {
     "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed", "infeed"},
     "distribute": {"distributed", "gradients", "recompute", "train"},
     # The API on top: graphrt/__init__.py, nn.py, math.py, ..., cli.py, contrib/.
-    **{api: {"*"} for api in ("__init__", "nn", "math", "linalg", "random", "initializers", "debugging", "io",
-                              "cli", "contrib")},
+    **{api: {"*"} for api in ("__init__", "nn", "math", "bitwise", "linalg", "random", "initializers", "debugging",
+                              "io", "cli", "contrib")},
 }
 
 def _part(module):
