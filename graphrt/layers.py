@@ -518,8 +518,9 @@ class _Conv(_KernelBiasArgs, Layer):
         self.padding = _normalize_padding(padding)
         self.data_format = _normalize_data_format(data_format)
         self.dilation_rate = _normalize_tuple(dilation_rate, rank, "dilation_rate")
-        if any(d != 1 for d in self.dilation_rate):
-            raise ValueError("graphrt's convolution layers support only dilation_rate=1")
+        if any(d != 1 for d in self.dilation_rate) and any(s != 1 for s in self.strides):
+            # As TF: a convolution is either strided or dilated.
+            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
         self._set_kernel_and_bias_args(activation, use_bias, kernel_initializer, bias_initializer,
                                        kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
 
@@ -557,7 +558,7 @@ class Conv2D(_Conv):
 
     def _convolve(self, inputs):
         return nn_ops.conv2d(inputs, self.kernel, strides=[1, *self.strides, 1], padding=self.padding.upper(),
-                             data_format="NHWC", name="Conv2D")
+                             data_format="NHWC", dilations=[1, *self.dilation_rate, 1], name="Conv2D")
 
 
 class Conv1D(_Conv):
@@ -566,12 +567,17 @@ class Conv1D(_Conv):
 
     def _convolve(self, inputs):
         return nn_ops.conv1d(inputs, self.kernel, stride=self.strides[0], padding=self.padding.upper(),
-                             name="conv1d")
+                             dilations=self.dilation_rate[0], name="conv1d")
 
 
 class Conv2DTranspose(Conv2D):
     """Transposed 2-D convolution ("deconvolution"): kernel [kh, kw, filters, in]; the
     output is stride times larger (`same`), plus max(kernel - stride, 0) (`valid`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if any(d != 1 for d in self.dilation_rate):
+            raise ValueError("graphrt's Conv2DTranspose supports only dilation_rate=1")
 
     def build(self, input_shape):
         input_shape = as_shape(input_shape)

@@ -15,3 +15,6 @@ from .depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv
 from .ops.nn_ops import (crelu, log_poisson_loss, normalize_moments, silu, sufficient_statistics,  # noqa: F401,E402
                          swish, weighted_moments)
 from .ops.array_ops import depth_to_space, space_to_depth  # noqa: F401,E402
+from .ops.nn_ops import (atrous_conv2d, atrous_conv2d_transpose, avg_pool1d, convolution,  # noqa: F401,E402
+                         fused_batch_norm, local_response_normalization, lrn, max_pool1d, pool)
+from .ops.array_ops import space_to_batch  # noqa: F401,E402

@@ -22,18 +22,30 @@ def _output_shape(inp, flt, strides, padding):
                         _spatial(inp[2], flt[1], strides[2], padding), depth])
 
 
+def _undilated(dilations, op_type):
+    # Conv2D's kernels take dilations; the depthwise kernels do not (yet).
+    if [int(d) for d in dilations] != [1, 1, 1, 1]:
+        raise ValueError(f"{op_type}: graphrt supports only dilations=[1, 1, 1, 1], got {list(dilations)}")
+
+
+def _depthwise_attrs(ctx, op_type):
+    strides, padding, dilations = _conv_attrs(ctx, op_type)
+    _undilated(dilations, op_type)
+    return strides, padding
+
+
 def _forward_shape(ctx):
-    strides, padding = _conv_attrs(ctx, "DepthwiseConv2dNative")
+    strides, padding = _depthwise_attrs(ctx, "DepthwiseConv2dNative")
     return _output_shape(ctx.shape(0), ctx.shape(1), strides, padding)
 
 
 def _backprop_input_shape(ctx):
-    _conv_attrs(ctx, "DepthwiseConv2dNativeBackpropInput")
+    _depthwise_attrs(ctx, "DepthwiseConv2dNativeBackpropInput")
     return _shape_from_input(ctx, 0, 4)
 
 
 def _backprop_filter_shape(ctx):
-    _conv_attrs(ctx, "DepthwiseConv2dNativeBackpropFilter")
+    _depthwise_attrs(ctx, "DepthwiseConv2dNativeBackpropFilter")
     return _shape_from_input(ctx, 1, 4)
 
 
@@ -62,6 +74,7 @@ def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",
     strides = _get_sequence(strides, 2, "strides")
     dilations = _get_sequence(dilations, 2, "dilations")
     check_conv_attrs("DepthwiseConv2dNative", strides, padding, data_format, dilations)
+    _undilated(dilations, "DepthwiseConv2dNative")
     return apply_op("DepthwiseConv2dNative", [input, filter], name=name or "DepthwiseConv2dNative",
                     strides=strides, padding=padding, data_format=data_format, dilations=dilations).outputs[0]
 

@@ -944,3 +944,96 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
 
 newaxis = None
 Tensor.__getitem__ = _slice_helper
+
+
+def _static_ints(value, what, op_name):
+    from ..framework.constant_value import constant_value
+    v = constant_value(convert_to_tensor(value)) if is_tensor_like(value) else value
+    if v is None:
+        raise ValueError(f"graphrt's {op_name} needs a constant {what}")
+    return np.asarray(v, dtype=np.int64)
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
+    """Spatial blocks of `input` (after padding) moved into the batch dimension: TF's
+    SpaceToBatchND, composed of a pad, reshapes and a transpose (so it has their gradients)."""
+    with get_default_graph().name_scope(name or "SpaceToBatchND") as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        block = _static_ints(block_shape, "block_shape", "space_to_batch_nd").reshape(-1)
+        pads = _static_ints(paddings, "paddings", "space_to_batch_nd").reshape(-1, 2)
+        m = len(block)
+        if pads.shape[0] != m or (block < 1).any() or (pads < 0).any():
+            raise ValueError(f"space_to_batch_nd: block_shape {block.tolist()} needs as many non-negative "
+                             f"paddings, got {pads.tolist()}")
+        rank = input.shape.ndims
+        if rank is None or rank < m + 1:
+            raise ValueError(f"space_to_batch_nd: input of rank {rank} has no {m} spatial dimensions")
+        padded = pad(input, [[0, 0]] + pads.tolist() + [[0, 0]] * (rank - 1 - m))
+        static = padded.shape.as_list()
+        for i in range(m):
+            if static[1 + i] is not None and static[1 + i] % block[i]:
+                raise ValueError(f"padded_shape[{i}]={static[1 + i]} is not divisible by block_shape[{i}]="
+                                 f"{block[i]}")
+        dims = shape(padded)
+        split = [dims[0]]
+        for i in range(m):
+            split += [dims[1 + i] // int(block[i]), int(block[i])]
+        split += [dims[k] for k in range(1 + m, rank)]
+        x = reshape(padded, stack(split))
+        perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, rank + m))
+        x = transpose(x, perm)
+        merged = [dims[0] * int(np.prod(block))] + [dims[1 + i] // int(block[i]) for i in range(m)] + \
+            [dims[k] for k in range(1 + m, rank)]
+        out = reshape(x, stack(merged), name=scope)
+        out.set_shape([None if static[0] is None else static[0] * int(np.prod(block))] +
+                      [None if static[1 + i] is None else static[1 + i] // int(block[i]) for i in range(m)] +
+                      static[1 + m:])
+        return out
+
+
+def batch_to_space_nd(input, block_shape, crops, name=None):  # noqa: A002
+    """The inverse of space_to_batch_nd: batch blocks moved back into the spatial dimensions,
+    then cropped (TF's BatchToSpaceND, composed)."""
+    with get_default_graph().name_scope(name or "BatchToSpaceND") as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        block = _static_ints(block_shape, "block_shape", "batch_to_space_nd").reshape(-1)
+        crop = _static_ints(crops, "crops", "batch_to_space_nd").reshape(-1, 2)
+        m = len(block)
+        if crop.shape[0] != m or (block < 1).any() or (crop < 0).any():
+            raise ValueError(f"batch_to_space_nd: block_shape {block.tolist()} needs as many non-negative "
+                             f"crops, got {crop.tolist()}")
+        rank = input.shape.ndims
+        if rank is None or rank < m + 1:
+            raise ValueError(f"batch_to_space_nd: input of rank {rank} has no {m} spatial dimensions")
+        static = input.shape.as_list()
+        prod = int(np.prod(block))
+        if static[0] is not None and static[0] % prod:
+            raise ValueError(f"input batch dimension ({static[0]}) is not divisible by the product of "
+                             f"block sizes ({prod})")
+        dims = shape(input)
+        x = reshape(input, stack([int(b) for b in block] + [dims[0] // prod] + [dims[k] for k in range(1, rank)]))
+        perm = [m]
+        for i in range(m):
+            perm += [m + 1 + i, i]
+        perm += list(range(2 * m + 1, rank + m))
+        x = transpose(x, perm)
+        x = reshape(x, stack([dims[0] // prod] + [dims[1 + i] * int(block[i]) for i in range(m)] +
+                             [dims[k] for k in range(1 + m, rank)]))
+        begin = [0] + [int(c[0]) for c in crop] + [0] * (rank - 1 - m)
+        full = shape(x)
+        size = [-1] + [full[1 + i] - int(crop[i][0] + crop[i][1]) for i in range(m)] + [-1] * (rank - 1 - m)
+        out = slice(x, begin, stack(size), name=scope)
+        out.set_shape([None if static[0] is None else static[0] // prod] +
+                      [None if static[1 + i] is None else static[1 + i] * int(block[i]) - int(crop[i].sum())
+                       for i in range(m)] + static[1 + m:])
+        return out
+
+
+def space_to_batch(input, paddings, block_size, name=None):  # noqa: A002
+    """TF1's 2-D space_to_batch: space_to_batch_nd with a square block."""
+    return space_to_batch_nd(input, [block_size, block_size], paddings, name=name or "SpaceToBatchND")
+
+
+def batch_to_space(input, crops, block_size, name=None):  # noqa: A002
+    """TF1's 2-D batch_to_space: batch_to_space_nd with a square block."""
+    return batch_to_space_nd(input, [block_size, block_size], crops, name=name or "BatchToSpaceND")

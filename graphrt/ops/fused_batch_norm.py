@@ -1,7 +1,8 @@
 """FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3: TensorFlow's fused batch
 normalization ops, so GraphDefs TensorFlow writes (Keras and tf.layers use
-them) import and run. graphrt's own `tf.layers.batch_normalization` builds
-the same arithmetic from ordinary ops, so nothing here has a gradient.
+them) import and run, and `tf.nn.fused_batch_norm` builds them. graphrt's own
+`tf.layers.batch_normalization` builds the same arithmetic from ordinary ops.
+Their gradient is composed of ordinary ops (`nn_grad.py`).
 
 Outputs as in TF: y, batch_mean, batch_variance (unbiased, n/(n-1)), two
 reserve spaces (the biased variance's inputs), and for V3 a third. In

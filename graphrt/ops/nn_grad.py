@@ -4,6 +4,7 @@ Shape arguments of the backprop ops (input_sizes, filter_sizes,
 orig_input_shape) are constants when the static shape is fully known and a
 Shape op otherwise, so a graph with known shapes runs no Shape ops.
 """
+from ..framework import dtypes
 from ..framework.constant_value import constant_value
 from ..framework.op_builder import apply_op
 from ..framework.registry import not_differentiable, register_gradient
@@ -235,3 +236,43 @@ def _top_k_grad(op, grad, _indices_grad):
         depth = array_ops.gather(array_ops.shape(x), array_ops.rank(x) - 1)
     onehot = array_ops.one_hot(indices, depth, dtype=grad.dtype.base_dtype)  # [..., k, n]
     return [math_ops.reduce_sum(onehot * array_ops.expand_dims(grad, -1), -2), None]
+
+
+@register_gradient("LRN")
+def _lrn_grad(op, grad):
+    attrs = {k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
+    return [apply_op("LRNGrad", [grad, op.inputs[0], op.outputs[0]], **attrs).outputs[0]]
+
+
+def _fused_batch_norm_grad(op, *grads):
+    """TF's FusedBatchNormGrad, from ordinary ops: only y's gradient counts (as in TF), and the
+    statistics the forward pass used are its reserve spaces 1 and 2 (mean, biased variance)."""
+    x, scale = op.inputs[0], op.inputs[1]
+    dy = grads[0]
+    eps = op.get_attr("epsilon")
+    channels_first = op.get_attr("data_format").startswith("NC")
+    if channels_first:
+        x, dy = array_ops.transpose(x, [0, 2, 3, 1]), array_ops.transpose(dy, [0, 2, 3, 1])
+    half = x.dtype.base_dtype.name == "float16"
+    if half:
+        x, dy = math_ops.cast(x, scale.dtype.base_dtype), math_ops.cast(dy, scale.dtype.base_dtype)
+    axes = [0, 1, 2]
+    mean, variance = op.outputs[3], op.outputs[4]
+    inv = math_ops.rsqrt(variance + eps)
+    xhat = (x - mean) * inv
+    d_offset = math_ops.reduce_sum(dy, axes)
+    d_scale = math_ops.reduce_sum(dy * xhat, axes)
+    if op.get_attr("is_training"):
+        count = math_ops.cast(array_ops.size(x) // array_ops.size(mean), x.dtype.base_dtype)
+        dx = scale * inv / count * (count * dy - d_offset - xhat * d_scale)
+    else:
+        dx = dy * scale * inv
+    if half:
+        dx = math_ops.cast(dx, dtypes.float16)
+    if channels_first:
+        dx = array_ops.transpose(dx, [0, 3, 1, 2])
+    return [dx, d_scale, d_offset, None, None]
+
+
+for _name in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
+    register_gradient(_name)(_fused_batch_norm_grad)

@@ -461,6 +461,26 @@ def _conv_attrs(ctx):
     return strides, ctx.attr("padding")
 
 
+def _dilations(ctx):
+    d = [int(v) for v in ctx.attr("dilations")]
+    if d[0] != 1 or d[3] != 1:  # as TF: accepted when the graph is built, refused when it runs
+        raise errors.InvalidArgumentError("Current implementation does not yet support dilations in the batch "
+                                          "and depth dimensions.", node=ctx.name)
+    return d[1], d[2]
+
+
+def _dilate_filter(xp, f, dh, dw):
+    """The filter with its taps spread dh rows and dw columns apart (zeros between): a dilated
+    convolution is a plain one with this filter. Costs (dh * dw)x the multiplies, which only
+    dilated graphs pay."""
+    if dh == 1 and dw == 1:
+        return f
+    kh, kw, c, o = f.shape
+    out = xp.zeros(((kh - 1) * dh + 1, (kw - 1) * dw + 1, c, o), dtype=f.dtype)
+    out[::dh, ::dw] = f
+    return out
+
+
 def _check_4d(x, what, name):
     if x.ndim != 4:
         raise errors.InvalidArgumentError(f"{what} must be 4-dimensional{list(x.shape)}", node=name)
@@ -487,11 +507,13 @@ def _conv2d(ctx):
     name = ctx.name
     strides, padding = _conv_attrs(ctx)
     sh, sw = strides[1], strides[2]
+    dh, dw = _dilations(ctx)
     geometry = _geometry_cache(strides, padding)
 
     def conv2d(x, f):
         _check_4d(x, "input", name)
         _check_4d(f, "filter", name)
+        f = _dilate_filter(xp, f, dh, dw)
         n, h, w, c = x.shape
         kh, kw, fc, o = f.shape
         if c != fc:
@@ -548,6 +570,7 @@ def _conv2d_backprop_input(ctx):
     name = ctx.name
     strides, padding = _conv_attrs(ctx)
     unit_stride = strides[1] == 1 and strides[2] == 1
+    dh, dw = _dilations(ctx)
     geometry = _geometry_cache(strides, padding)
 
     def backprop_input(input_sizes, f, dy):
@@ -555,6 +578,7 @@ def _conv2d_backprop_input(ctx):
         n, h, w, c = shape
         _check_4d(f, "filter", name)
         _check_4d(dy, "out_backprop", name)
+        f = _dilate_filter(xp, f, dh, dw)
         kh, kw, fc, o = f.shape
         if fc != c:
             raise errors.InvalidArgumentError(f"Conv2DBackpropInput: input depth {c} does not match filter "
@@ -578,10 +602,19 @@ def _conv2d_backprop_filter(ctx):
     name = ctx.name
     strides, padding = _conv_attrs(ctx)
     sh, sw = strides[1], strides[2]
+    dh, dw = _dilations(ctx)
     geometry = _geometry_cache(strides, padding)
 
     def backprop_filter(x, filter_sizes, dy):
         kh, kw, fc, o = _sizes(filter_sizes, "filter_sizes", name)
+        if dh > 1 or dw > 1:
+            # The gradient of the spread-out filter, read back at the taps that exist.
+            full = dense_filter(x, ((kh - 1) * dh + 1, (kw - 1) * dw + 1, fc, o), dy)
+            return xp.ascontiguousarray(full[::dh, ::dw])
+        return dense_filter(x, (kh, kw, fc, o), dy)
+
+    def dense_filter(x, sizes, dy):
+        kh, kw, fc, o = sizes
         _check_4d(x, "input", name)
         _check_4d(dy, "out_backprop", name)
         n, h, w, c = x.shape
@@ -800,3 +833,54 @@ def _avg_pool_grad(ctx):
             return xp.ascontiguousarray(dx[geo.crop])
         return dx
     return avg_pool_grad
+
+
+# -- local response normalization -------------------------------------------------------------
+
+def _channel_window_sum(v, radius):
+    """sum of v[..., d - radius : d + radius + 1] for every channel d (clipped at the ends)."""
+    depth = v.shape[-1]
+    c = np.cumsum(v, axis=-1)
+    c = np.concatenate([np.zeros(v.shape[:-1] + (1,), v.dtype), c], axis=-1)
+    hi = np.minimum(np.arange(depth) + radius + 1, depth)
+    lo = np.maximum(np.arange(depth) - radius, 0)
+    return c[..., hi] - c[..., lo]
+
+
+def _lrn_attrs(ctx):
+    return int(ctx.attr("depth_radius")), float(ctx.attr("bias")), float(ctx.attr("alpha")), float(ctx.attr("beta"))
+
+
+@register_kernel("LRN", ("CPU",))
+def _lrn(ctx):
+    radius, bias, alpha, beta = _lrn_attrs(ctx)
+    name = ctx.name
+
+    def lrn(x):
+        _check_4d(x, "input", name)
+        xf = x.astype(np.float32) if x.dtype == np.float16 else x
+        norm = bias + alpha * _channel_window_sum(xf * xf, radius)
+        return (xf * norm ** -beta).astype(x.dtype, copy=False)
+    return lrn
+
+
+@register_kernel("LRNGrad", ("CPU",))
+def _lrn_grad(ctx):
+    radius, bias, alpha, beta = _lrn_attrs(ctx)
+    name = ctx.name
+
+    def lrn_grad(dy, x, y):
+        for v, what in ((dy, "input_grads"), (x, "input_image"), (y, "output_image")):
+            _check_4d(v, what, name)
+        if not (dy.shape == x.shape == y.shape):
+            raise errors.InvalidArgumentError(f"LRNGrad: input_grads, input_image and output_image must have the "
+                                              f"same shape, got {list(dy.shape)}, {list(x.shape)}, "
+                                              f"{list(y.shape)}", node=name)
+        f32 = x.dtype == np.float16
+        dyf, xf = (dy.astype(np.float32), x.astype(np.float32)) if f32 else (dy, x)
+        norm = bias + alpha * _channel_window_sum(xf * xf, radius)
+        # d out[j] / d x[d] = [j == d] norm[j]^-beta - 2 alpha beta x[d] x[j] norm[j]^(-beta-1), over the
+        # channels j whose window holds d (the window is symmetric, so a window sum again).
+        dx = dyf * norm ** -beta - 2 * alpha * beta * xf * _channel_window_sum(dyf * xf * norm ** (-beta - 1), radius)
+        return dx.astype(x.dtype, copy=False)
+    return lrn_grad

@@ -178,32 +178,38 @@ def check_conv_attrs(op_type, strides, padding, data_format, dilations):
     if any(int(s) < 1 for s in strides):
         raise ValueError(f"{op_type}: strides must be positive, got {list(strides)}")
     _check_4(dilations, "dilations", op_type)
-    if list(dilations) != [1, 1, 1, 1]:
-        raise ValueError(f"{op_type}: graphrt supports only dilations=[1, 1, 1, 1], got {list(dilations)}")
+    if any(int(d) < 1 for d in dilations):
+        raise ValueError(f"{op_type}: dilations must be positive, got {list(dilations)}")
 
 
 def _conv_attrs(ctx, op_type):
     strides = ctx.attr("strides")
     if strides is None:
         raise ValueError(f"{op_type} is missing required attr 'strides'")
-    check_conv_attrs(op_type, strides, ctx.attr("padding"), ctx.attr("data_format"), ctx.attr("dilations"))
-    return strides, ctx.attr("padding")
+    dilations = ctx.attr("dilations")
+    check_conv_attrs(op_type, strides, ctx.attr("padding"), ctx.attr("data_format"), dilations)
+    return strides, ctx.attr("padding"), dilations
 
 
-def conv_output_shape(input_shape, filter_shape, strides, padding):
+def dilated_size(k, rate):
+    """The extent of a filter of k taps `rate` apart: (k - 1) * rate + 1."""
+    return None if k is None else (k - 1) * int(rate) + 1
+
+
+def conv_output_shape(input_shape, filter_shape, strides, padding, dilations=(1, 1, 1, 1)):
     """Static NHWC output shape of a convolution of `input_shape` with `filter_shape`."""
     inp = input_shape.with_rank(4)
     flt = filter_shape.with_rank(4)
     if not inp.dim(3).is_compatible_with(flt[2]):
         raise ValueError(f"Dimensions must be equal, but are {inp[3]} and {flt[2]}")
-    oh = _spatial(inp[1], flt[0], strides[1], padding)
-    ow = _spatial(inp[2], flt[1], strides[2], padding)
+    oh = _spatial(inp[1], dilated_size(flt[0], dilations[1]), strides[1], padding)
+    ow = _spatial(inp[2], dilated_size(flt[1], dilations[2]), strides[2], padding)
     return TensorShape([inp[0], oh, ow, flt[3]])
 
 
 def _conv2d_shape(ctx):
-    strides, padding = _conv_attrs(ctx, "Conv2D")
-    return conv_output_shape(ctx.shape(0), ctx.shape(1), strides, padding)
+    strides, padding, dilations = _conv_attrs(ctx, "Conv2D")
+    return conv_output_shape(ctx.shape(0), ctx.shape(1), strides, padding, dilations)
 
 
 def _shape_from_input(ctx, i, rank):
@@ -214,32 +220,32 @@ def _shape_from_input(ctx, i, rank):
 
 
 def _conv2d_backprop_input_shape(ctx):
-    strides, padding = _conv_attrs(ctx, "Conv2DBackpropInput")
+    strides, padding, dilations = _conv_attrs(ctx, "Conv2DBackpropInput")
     out = _shape_from_input(ctx, 0, 4)
     flt, dy = ctx.shape(1).with_rank(4), ctx.shape(2).with_rank(4)
     if not out.dim(3).is_compatible_with(flt[2]):
         raise ValueError(f"Dimensions must be equal, but are {out[3]} and {flt[2]}")
     if not dy.dim(3).is_compatible_with(flt[3]):
         raise ValueError(f"Dimensions must be equal, but are {dy[3]} and {flt[3]}")
-    _check_backprop_geometry(out, flt, dy, strides, padding)
+    _check_backprop_geometry(out, flt, dy, strides, padding, dilations)
     return out
 
 
 def _conv2d_backprop_filter_shape(ctx):
-    strides, padding = _conv_attrs(ctx, "Conv2DBackpropFilter")
+    strides, padding, dilations = _conv_attrs(ctx, "Conv2DBackpropFilter")
     out = _shape_from_input(ctx, 1, 4)
     inp, dy = ctx.shape(0).with_rank(4), ctx.shape(2).with_rank(4)
     if not inp.dim(3).is_compatible_with(out[2]):
         raise ValueError(f"Dimensions must be equal, but are {inp[3]} and {out[2]}")
     if not dy.dim(3).is_compatible_with(out[3]):
         raise ValueError(f"Dimensions must be equal, but are {dy[3]} and {out[3]}")
-    _check_backprop_geometry(inp, out, dy, strides, padding)
+    _check_backprop_geometry(inp, out, dy, strides, padding, dilations)
     return out
 
 
-def _check_backprop_geometry(inp, flt, dy, strides, padding):
+def _check_backprop_geometry(inp, flt, dy, strides, padding, dilations):
     for i, k in ((1, 0), (2, 1)):
-        want = _spatial(inp[i], flt[k], strides[i], padding)
+        want = _spatial(inp[i], dilated_size(flt[k], dilations[i]), strides[i], padding)
         if want is not None and dy[i] is not None and want != dy[i]:
             raise ValueError(f"Conv2D backprop: computed output size {want} in dimension {i} does not match "
                              f"out_backprop's {dy[i]}")
@@ -871,8 +877,11 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     value = input if value is None else value
     if data_format not in (None, "NWC", "NHWC"):
         raise ValueError(f"graphrt supports only data_format='NWC' for conv1d, got {data_format!r}")
-    if dilations not in (None, 1, [1], [1, 1, 1]):
-        raise ValueError(f"conv1d: graphrt supports only dilations=1, got {dilations!r}")
+    if isinstance(dilations, (list, tuple)):
+        if len(dilations) not in (1, 3):
+            raise ValueError(f"dilations should be of length 1 or 3 but was {len(dilations)}")
+        dilations = dilations[-2] if len(dilations) == 3 else dilations[0]
+    rate = 1 if dilations is None else int(dilations)
     if isinstance(stride, (list, tuple)):
         if len(stride) == 3:
             stride = stride[1]
@@ -883,7 +892,7 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     with get_default_graph().name_scope(name or "conv1d") as scope:
         value = expand_dims(value, 1)
         filters = expand_dims(filters, 0)
-        result = conv2d(value, filters, strides=[1, 1, int(stride), 1], padding=padding)
+        result = conv2d(value, filters, strides=[1, 1, int(stride), 1], padding=padding, dilations=[1, 1, rate, 1])
         return squeeze(result, [1], name=scope)
 
 
@@ -1104,3 +1113,123 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
             zeros, ones = zeros_like(targets, dtype=targets.dtype), ones_like(targets, dtype=targets.dtype)
             result += math_ops.where(math_ops.logical_and(targets >= zeros, targets <= ones), zeros, stirling)
         return result
+
+
+# -- local response normalization, atrous convolutions, fused batch norm --------------------
+
+_LRN_ATTRS = {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5}
+register_op("LRN", ["input: T"], ["output: T"], attrs=dict(_LRN_ATTRS),
+            shape_fn=lambda ctx: ctx.shape(0).with_rank(4),
+            allowed_types={"T": (dtypes.float16, dtypes.float32)})
+register_op("LRNGrad", ["input_grads: T", "input_image: T", "output_image: T"], ["output: T"],
+            attrs=dict(_LRN_ATTRS), shape_fn=lambda ctx: ctx.shape(1).with_rank(4),
+            allowed_types={"T": (dtypes.float16, dtypes.float32)})
+
+
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002
+    """input / (bias + alpha * sum of squares over the depth_radius neighbouring channels) ** beta."""
+    return apply_op("LRN", [input], name=name or "LRN", depth_radius=int(depth_radius), bias=float(bias),
+                    alpha=float(alpha), beta=float(beta)).outputs[0]
+
+
+lrn = local_response_normalization
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """A convolution whose filter taps are `rate` apart (stride 1): conv2d with dilations."""
+    if int(rate) < 1:
+        raise ValueError(f"rate {rate} cannot be less than one")
+    with get_default_graph().name_scope(name or "convolution") as scope:
+        return conv2d(value, filters, [1, 1, 1, 1], padding, dilations=[1, int(rate), int(rate), 1], name=scope)
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose (gradient with respect to the input) of atrous_conv2d."""
+    if int(rate) < 1:
+        raise ValueError(f"rate {rate} cannot be less than one")
+    with get_default_graph().name_scope(name or "atrous_conv2d_transpose") as scope:
+        return conv2d_backprop_input(output_shape, filters, value, strides=[1, 1, 1, 1], padding=padding,
+                                     dilations=[1, int(rate), int(rate), 1], name=scope)
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
+                     is_training=True, name=None, exponential_avg_factor=1.0):
+    """(y, mean, variance) of TF's fused batch normalization (FusedBatchNormV3): in training the
+    batch's mean and its unbiased variance; otherwise `mean` and `variance` are used and returned."""
+    from ..framework.op_builder import constant
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"graphrt's fused_batch_norm supports data_format NHWC and NCHW, got {data_format!r}")
+    if not is_training and (mean is None or variance is None):
+        raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when is_training is False.")
+    with get_default_graph().name_scope(name or "FusedBatchNorm") as scope:
+        x = convert_to_tensor(x, name="input")
+        scale = convert_to_tensor(scale, name="scale")
+        offset = convert_to_tensor(offset, name="offset")
+        if mean is None:
+            mean = constant([], dtype=scale.dtype.base_dtype)
+        if variance is None:
+            variance = constant([], dtype=scale.dtype.base_dtype)
+        # TF's kernel floors epsilon at 1.001e-5 (cuDNN's minimum, applied on every device).
+        epsilon = epsilon if epsilon > 1.001e-5 else 1.001e-5
+        op = apply_op("FusedBatchNormV3", [x, scale, offset, mean, variance], name=scope, epsilon=float(epsilon),
+                      exponential_avg_factor=float(exponential_avg_factor), data_format=data_format,
+                      is_training=bool(is_training))
+        return op.outputs[0], op.outputs[1], op.outputs[2]
+
+
+def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None, name=None,  # noqa: A002
+                data_format=None, filters=None, dilations=None):
+    """TF1's N-D convolution entry point, for the ranks graphrt convolves: 1-D (NWC) and 2-D (NHWC)."""
+    filter = filters if filter is None else filter  # noqa: A001
+    rate = dilations if dilation_rate is None else dilation_rate
+    input = convert_to_tensor(input, name="input")  # noqa: A001
+    rank = input.shape.ndims
+    if rank not in (3, 4):
+        raise ValueError(f"graphrt's convolution supports 1-D and 2-D inputs (rank 3 or 4), got rank {rank}")
+    spatial = rank - 2
+    strides = [1] * spatial if strides is None else list(strides)
+    rate = [1] * spatial if rate is None else list(rate)
+    if any(int(r) != 1 for r in rate) and any(int(s) != 1 for s in strides):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+    if spatial == 1:
+        return conv1d(input, filter, stride=int(strides[0]), padding=padding, data_format=data_format,
+                      dilations=int(rate[0]), name=name or "convolution")
+    return conv2d(input, filter, [1, *strides, 1], padding, data_format=data_format or "NHWC",
+                  dilations=[1, *rate, 1], name=name or "convolution")
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None, name=None,  # noqa: A002
+         data_format=None, dilations=None):
+    """TF1's N-D pooling entry point, for 2-D (NHWC) inputs with dilation 1."""
+    rate = dilations if dilation_rate is None else dilation_rate
+    if rate is not None and any(int(r) != 1 for r in rate):
+        raise ValueError(f"graphrt's pool supports only dilation_rate 1, got {list(rate)}")
+    if len(window_shape) != 2:
+        raise ValueError(f"graphrt's pool supports 2-D windows only, got window_shape {list(window_shape)}")
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"pooling_type must be 'MAX' or 'AVG', got {pooling_type!r}")
+    strides = [1, 1] if strides is None else list(strides)
+    fn = max_pool if pooling_type == "MAX" else avg_pool
+    return fn(input, [1, *window_shape, 1], [1, *strides, 1], padding, data_format=data_format or "NHWC",
+              name=name or f"{pooling_type.lower()}_pool")
+
+
+def _pool1d(fn, input, ksize, strides, padding, data_format, name, default):  # noqa: A002
+    from .array_ops import expand_dims, squeeze
+    if data_format not in (None, "NWC"):
+        raise ValueError(f"graphrt supports only data_format='NWC' for 1-D pooling, got {data_format!r}")
+    k = ksize if isinstance(ksize, int) else int(list(ksize)[-2] if len(ksize) == 3 else list(ksize)[0])
+    s = strides if isinstance(strides, int) else int(list(strides)[-2] if len(strides) == 3 else list(strides)[0])
+    with get_default_graph().name_scope(name or default) as scope:
+        pooled = fn(expand_dims(input, 1), [1, 1, k, 1], [1, 1, s, 1], padding)
+        return squeeze(pooled, [1], name=scope)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Max over each window of a [batch, width, channels] input (a max_pool of height 1)."""
+    return _pool1d(max_pool, input, ksize, strides, padding, data_format, name, "MaxPool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Mean over each window of a [batch, width, channels] input (an avg_pool of height 1)."""
+    return _pool1d(avg_pool, input, ksize, strides, padding, data_format, name, "AvgPool1D")
