@@ -907,3 +907,36 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if maximum_iterations is not None:
             return result[1]
         return result
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """branch_fns[branch_index]() (a list, or a dict keyed by ints); `default` (or the last branch)
+    for an index that names no branch. Built from conds, as TF1 builds `case`."""
+    if isinstance(branch_fns, dict):
+        items = sorted(branch_fns.items())
+        keys = [k for k, _ in items]
+        if keys != list(range(len(keys))):
+            raise ValueError(f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but found "
+                             f"{{{','.join(str(k) for k in keys)}}}")
+    elif isinstance(branch_fns, (list, tuple)):
+        items = list(enumerate(branch_fns))
+        if items and all(isinstance(b, tuple) and len(b) == 2 for _, b in items):
+            items = sorted(b for _, b in items)  # a list of (int, fn) pairs
+    else:
+        raise TypeError("branch_fns must be a list, tuple, or dict")
+    if not items:
+        raise ValueError("Must provide at least one item in branch_fns")
+    for key, fn in items:
+        if not isinstance(key, int):
+            raise TypeError(f"branch_fns dict keys must be ints, got {key!r}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    if default is None:
+        default = items[-1][1]
+    g = get_default_graph()
+    with g.name_scope(name):
+        index = convert_to_tensor(branch_index, name="branch_index")
+        if index.dtype.base_dtype != dtypes.int32:
+            raise TypeError(f"branch_index must be an int32 Tensor, got {index.dtype.base_dtype.name}")
+        pairs = [(math_ops.equal(index, key), fn) for key, fn in items]
+        return case(pairs, default=default, name="indexed_case")

@@ -945,3 +945,30 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
             values = array_ops.ones_like(predictions, dtype=dtype)
         indices = array_ops.stack([labels, predictions], axis=1)
         return scatter_nd(indices, values, array_ops.stack([num_classes, num_classes]))
+
+
+class _EagerLikeValue(np.ndarray):
+    """What tf.py_function hands its Python function: an array that also answers .numpy(), as
+    TF's eager tensors do (graphrt has no eager mode, so TF ops cannot run on it)."""
+
+    def numpy(self):
+        return np.asarray(self)
+
+
+def _eager_like(value):
+    arr = np.asarray(value)
+    return arr.view(_EagerLikeValue) if arr.dtype != object else arr
+
+
+def py_function(func, inp, Tout, name=None):  # noqa: N803 - TF's argument name
+    """tf.py_function: func gets its inputs as arrays that have .numpy(); its results become the
+    op's outputs. graphrt has no eager mode: TF ops called inside func are not supported."""
+    def call(*args):
+        return func(*[_eager_like(a) for a in args])
+    call.__name__ = getattr(func, "__name__", "py_function")
+    return py_func(call, inp, Tout, stateful=True, name=name or "EagerPyFunc")
+
+
+def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's argument name
+    """tf.numpy_function: func gets numpy arrays and returns numpy arrays (tf.py_func's semantics)."""
+    return py_func(func, inp, Tout, stateful=stateful, name=name or "PyFunc")

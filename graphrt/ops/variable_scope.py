@@ -679,3 +679,108 @@ def variable_op_scope(values, name_or_scope, default_name=None, initializer=None
 
 __all__ = ["AUTO_REUSE", "VariableScope", "get_variable", "get_local_variable", "get_variable_scope",
            "variable_scope", "variable_op_scope", "no_regularizer", "init_scope"]
+
+
+class Template:
+    """A function whose variables are made on its first call and shared by every later call
+    (tf.make_template): each call runs in the template's variable scope, reusing after the first."""
+
+    def __init__(self, name, func, create_scope_now=False, unique_name=None, custom_getter=None):
+        if name is None:
+            raise ValueError("name cannot be None.")
+        self._func = func
+        self._name = name
+        self._unique_name = unique_name
+        self._custom_getter = custom_getter
+        self._variable_scope = None
+        if create_scope_now:
+            with _pure_variable_scope(unique_name or _get_unique_variable_scope(name),
+                                      custom_getter=custom_getter) as vs:
+                self._variable_scope = vs
+        self._variables_created = False
+        self._first_call = True
+
+    def _call_func(self, args, kwargs):
+        g = get_default_graph()
+        trainable_at_start = len(g.get_collection(GraphKeys.TRAINABLE_VARIABLES))
+        result = self._func(*args, **kwargs)
+        if self._variables_created:
+            trainable = g.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+            if len(trainable) != trainable_at_start:
+                raise ValueError(f"Trainable variable created when calling a template after the first time, perhaps "
+                                 f"you used tf.Variable when you meant tf.get_variable: "
+                                 f"{trainable[trainable_at_start:]}")
+        else:
+            self._variables_created = True
+        return result
+
+    def __call__(self, *args, **kwargs):
+        if self._variable_scope is not None:
+            with variable_scope(self._variable_scope, reuse=not self._first_call):
+                try:
+                    return self._call_func(args, kwargs)
+                finally:
+                    self._first_call = False
+        with variable_scope(self._unique_name, self._name, custom_getter=self._custom_getter) as vs:
+            self._variable_scope = vs
+            try:
+                return self._call_func(args, kwargs)
+            finally:
+                self._first_call = False
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def func(self):
+        return self._func
+
+    @property
+    def variable_scope(self):
+        return self._variable_scope
+
+    @property
+    def variable_scope_name(self):
+        """The scope's name ending in '/', so that it matches no other scope as a prefix (as TF's)."""
+        if self._variable_scope is None:
+            return None
+        name = self._variable_scope.name
+        return name if not name or name.endswith("/") else name + "/"
+
+    def _scoped(self, key):
+        if self._variable_scope is None:
+            return []
+        prefix = self.variable_scope_name
+        return [v for v in get_default_graph().get_collection(key) if v.name.startswith(prefix)]
+
+    @property
+    def variables(self):
+        return self.global_variables + self.local_variables
+
+    @property
+    def trainable_variables(self):
+        return self._scoped(GraphKeys.TRAINABLE_VARIABLES)
+
+    @property
+    def non_trainable_variables(self):
+        trainable = set(id(v) for v in self.trainable_variables)
+        return [v for v in self.global_variables if id(v) not in trainable]
+
+    @property
+    def global_variables(self):
+        return self._scoped(GraphKeys.GLOBAL_VARIABLES)
+
+    @property
+    def local_variables(self):
+        return self._scoped(GraphKeys.LOCAL_VARIABLES)
+
+
+def make_template(name_, func_, create_scope_now_=False, unique_name_=None, custom_getter_=None, **kwargs):
+    """A Template of func_ (with **kwargs bound): variables made by tf.get_variable on the first
+    call are reused by every later call."""
+    import functools
+    if kwargs:
+        func_ = functools.partial(func_, **kwargs)
+    return Template(name_, func_, create_scope_now=create_scope_now_, unique_name=unique_name_,
+                    custom_getter=custom_getter_)
