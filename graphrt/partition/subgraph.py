@@ -108,6 +108,8 @@ def _client_transfer_attrs(tensor_name, device, incarnation, dtype, type_attr):
 def _prune(fetches, targets, fed):
     """Ops from which a fetch or target is reachable, not crossing fed tensors."""
     needed = set()
+    # A control edge from a fed placeholder is rewired to its feed (as TF does), so the placeholder never runs.
+    fed_placeholders = {t.op for t in fed if t.op.type == "Placeholder"}
     stack = [t.op for t in fetches if t not in fed] + list(targets)
     while stack:
         op = stack.pop()
@@ -117,5 +119,5 @@ def _prune(fetches, targets, fed):
         for t in op.inputs:
             if t not in fed:
                 stack.append(t.op)
-        stack.extend(op.control_inputs)
+        stack.extend(c for c in op.control_inputs if c not in fed_placeholders)
     return needed
