@@ -18,6 +18,7 @@ from ..framework import dtypes
 from ..framework.default_session import get_default_session, session_context  # noqa: F401 - tf.get_default_session
 from ..framework.graph import Operation, Tensor, get_default_graph
 from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from ..framework.session_run_conversions import feed_function, fetch_function
 from ..framework.tensor_shape import TensorShape
 from . import local_backend  # noqa: F401 - registers the backend of the empty target
 from . import session_backends
@@ -44,6 +45,11 @@ class _FetchHandler:
         return i
 
     def _compile(self, graph, fetch):
+        expand = fetch_function(fetch)
+        if expand is not None:  # a registered composite (SparseTensor): its tensors, contracted back
+            parts, contract = expand(fetch)
+            subs = [self._compile(graph, p) for p in parts]
+            return lambda vals: contract([s(vals) for s in subs])
         if isinstance(fetch, IndexedSlices):
             parts = [fetch.values, fetch.indices] + ([fetch.dense_shape] if fetch.dense_shape is not None else [])
             subs = [self._compile(graph, p) for p in parts]
@@ -210,7 +216,7 @@ class BaseSession:
         if not feed_dict:
             return (), ()
         keys, values = [], []
-        for key, value in feed_dict.items():
+        for key, value in _expand_feeds(feed_dict):
             if type(key) is not Tensor:
                 try:
                     key = self._graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
@@ -314,6 +320,16 @@ class InteractiveSession(Session):
 
 
 # -- feeds and results --------------------------------------------------------------------
+
+def _expand_feeds(feed_dict):
+    """The feed's (key, value) pairs, a registered composite key (SparseTensor) split into its tensors."""
+    for key, value in feed_dict.items():
+        expand = feed_function(key)
+        if expand is None:
+            yield key, value
+        else:
+            yield from expand(key, value)
+
 
 def _feed_spec(tensor):
     shape = tensor.shape
