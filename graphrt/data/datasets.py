@@ -16,6 +16,7 @@ import zlib
 import numpy as np
 
 from .. import errors
+from ..records import tfrecord
 
 
 class DatasetBase:
@@ -109,6 +110,26 @@ class TextLineDataset(DatasetBase):
                 lines.pop()  # a final newline ends the last line; it does not start an empty one
             for line in lines:
                 yield [np.array(line[:-1] if line.endswith(b"\r") else line, dtype=object)]
+
+
+class TFRecordDataset(DatasetBase):
+    """The records of TFRecord files (graphrt/records/tfrecord.py), file after file."""
+
+    def __init__(self, node, filenames, compression_type):
+        super().__init__(node)
+        self.filenames = [f.decode() if isinstance(f, bytes) else str(f) for f in np.asarray(filenames).ravel()]
+        try:
+            self.compression = tfrecord.compression_of(compression_type)
+        except errors.OpError as e:
+            raise self.error(type(e), e.message) from None
+
+    def iterate(self):
+        for filename in self.filenames:
+            try:
+                for _, record in tfrecord.records_of(tfrecord.read_file(filename, self.compression), filename):
+                    yield [np.array(record, dtype=object)]
+            except errors.OpError as e:
+                raise self.error(type(e), e.message) from None
 
 
 class GeneratorDataset(DatasetBase):

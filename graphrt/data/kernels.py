@@ -41,6 +41,8 @@ _dataset_kernel("RangeDataset", lambda ctx: lambda start, stop, step: datasets.R
     ctx.name, start, stop, step, ctx.attr("output_types")[0].np))
 _dataset_kernel("TextLineDataset", lambda ctx: lambda filenames, compression, _buffer: datasets.TextLineDataset(
     ctx.name, filenames, compression.item() if isinstance(compression, np.ndarray) else compression))
+_dataset_kernel("TFRecordDataset", lambda ctx: lambda filenames, compression, _buffer: datasets.TFRecordDataset(
+    ctx.name, filenames, compression.item() if isinstance(compression, np.ndarray) else compression))
 _dataset_kernel("ZipDataset", lambda ctx: lambda *inputs: datasets.ZipDataset(ctx.name, inputs))
 _dataset_kernel("ConcatenateDataset", lambda ctx: lambda a, b: datasets.ConcatenateDataset(ctx.name, a, b))
 _dataset_kernel("BatchDatasetV2", lambda ctx: lambda ds, size, drop: datasets.BatchDataset(

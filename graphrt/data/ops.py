@@ -41,6 +41,8 @@ _dataset_op("TensorSliceDataset", ["components: Toutput_types"],
 _dataset_op("RangeDataset", ["start: int64", "stop: int64", "step: int64"], _struct(replicate_on_split=False))
 _dataset_op("TextLineDataset", ["filenames: string", "compression_type: string", "buffer_size: int64"],
             {"metadata": ""})
+_dataset_op("TFRecordDataset", ["filenames: string", "compression_type: string", "buffer_size: int64"],
+            {"metadata": ""})
 _dataset_op("GeneratorDataset", ["init_func_other_args: Tinit_func_args",
                                  "next_func_other_args: Tnext_func_args",
                                  "finalize_func_other_args: Tfinalize_func_args"],
