@@ -1,7 +1,7 @@
 """`tf.train.Scaffold`: the ops a monitored session needs to create, check and save a model.
 
 `finalize()` fills what the user left out (as TF1 does): `init_op` and
-`local_init_op` initialize global and local variables; `ready_op` lists
+`local_init_op` initialize global and local variables (and lookup tables); `ready_op` lists
 the variables still uninitialized (the model is ready when it is empty);
 `ready_for_local_init_op` lists the uninitialized *global* variables (a
 non-chief may run its local init once the chief has initialized those);
@@ -140,7 +140,9 @@ def _get_or_default(graph, key, make):
 
 
 def _default_local_init_op():
-    return control_ops.group(variables_lib.local_variables_initializer(), name="local_init")
+    # As TF: local variables and every lookup table (tables register their initializers in a collection).
+    tables = get_default_graph().get_collection(GraphKeys.TABLE_INITIALIZERS)
+    return control_ops.group(variables_lib.local_variables_initializer(), *tables, name="local_init")
 
 
 def _default_saver(graph):

@@ -1,0 +1,2 @@
+"""`tf.lookup.experimental`."""
+from .tables import MutableHashTable  # noqa: F401

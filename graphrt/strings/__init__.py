@@ -1,0 +1,14 @@
+"""TF's string ops: `tf.strings` and TF1's top-level names (`tf.string_join`,
+`tf.substr`, `tf.string_to_number`, `tf.string_split`, ...).
+
+`ops.py` declares the ops and the TF1 API, `kernels.py` registers their CPU
+kernels, `hashing.py` holds TF's three string hashes (farmhash Fingerprint64,
+SipHash-2-4, TF's legacy Hash64), `formatting.py` how AsString and
+StringFormat print. Importing registers them.
+"""
+from . import kernels as _kernels  # noqa: F401 - registers the kernels
+from .ops import (as_string, join, length, lower, reduce_join,  # noqa: F401
+                  regex_full_match, regex_replace, split, string_format, string_split, strip, substr, to_hash_bucket,
+                  to_hash_bucket_fast, to_hash_bucket_strong, to_number, upper)
+
+format = string_format  # noqa: A001 - the TF name (tf.strings.format)
