@@ -273,6 +273,10 @@ def model_variables(scope=None):
     return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
+def moving_average_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
 def variables_initializer(var_list, name="init"):
     if var_list:
         return control_ops.group(*[v.initializer for v in var_list], name=name)
@@ -416,6 +420,65 @@ class GlorotNormal(VarianceScaling):
         super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
 
 
+def he_normal(seed=None):
+    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
+
+
+def he_uniform(seed=None):
+    return VarianceScaling(2.0, "fan_in", "uniform", seed)
+
+
+def lecun_normal(seed=None):
+    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
+
+
+def lecun_uniform(seed=None):
+    return VarianceScaling(1.0, "fan_in", "uniform", seed)
+
+
+def float_dtype(dtype):
+    """`dtype` as a DType; TF's initializers that only draw floats refuse the others."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Argument `dtype` is expected to be floating point. Received: {dtype}.")
+    return dtype
+
+
+class UniformUnitScaling(Initializer):
+    """Uniform in +-sqrt(3 / input_size) * factor, input_size the product of all dims but the last."""
+
+    def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32):
+        super().__init__(float_dtype(dtype))
+        self.factor, self.seed = factor, seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        shape = _dims(shape)
+        full = partition_info.full_shape if partition_info is not None else shape
+        input_size = max(float(np.prod([float(d) for d in full[:-1]])), 1.0)
+        limit = np.sqrt(3.0 / input_size) * self.factor
+        return random_ops_api().random_uniform(shape, -limit, limit, self._dtype(dtype), seed=self.seed)
+
+
+class Identity(Initializer):
+    """gain * the identity matrix (2-D shapes only)."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        super().__init__(float_dtype(dtype))
+        self.gain = gain
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        shape = _dims(shape)
+        full = partition_info.full_shape if partition_info is not None else shape
+        if len(full) != 2:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must be at least "
+                             f"two-dimensional. Received shape={shape}")
+        from .extra_ops import eye  # extra_ops registers after this module
+        value = eye(*full, dtype=self._dtype(dtype))
+        if partition_info is not None:
+            value = array_ops.slice(value, partition_info.var_offset, shape)
+        return self.gain * value
+
+
 def random_ops_api():
     from . import random_ops  # imported late: random ops register after the core families
     return random_ops
@@ -447,3 +510,4 @@ random_uniform_initializer = RandomUniform
 variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
+uniform_unit_scaling_initializer = UniformUnitScaling

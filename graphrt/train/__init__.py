@@ -1,8 +1,18 @@
 """`tf.train`: optimizers, Saver, global step, and the cluster (ClusterSpec, Server)."""
 from .optimizer import (AdagradOptimizer, AdamOptimizer, GradientDescentOptimizer, MomentumOptimizer,  # noqa: F401
                         Optimizer, RMSPropOptimizer)
+from .adadelta import AdadeltaOptimizer  # noqa: F401
+from .adagrad_da import AdagradDAOptimizer  # noqa: F401
+from .ftrl import FtrlOptimizer  # noqa: F401
+from .proximal_adagrad import ProximalAdagradOptimizer  # noqa: F401
+from .proximal_gradient_descent import ProximalGradientDescentOptimizer  # noqa: F401
+from .moving_averages import ExponentialMovingAverage  # noqa: F401
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: F401
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
+from .learning_rate_decay import piecewise_constant as piecewise_constant_decay  # noqa: F401
+from .cosine_decays import cosine_decay_restarts, linear_cosine_decay, noisy_linear_cosine_decay  # noqa: F401
+from .checkpoint_utils import (basic_train_loop, checkpoints_iterator, get_checkpoint_mtimes,  # noqa: F401
+                               init_from_checkpoint)
 from .loops import repeat  # noqa: F401
 from .saver import Saver  # noqa: F401
 from . import checkpoint_ops  # noqa: F401 - registers SaveV2 / RestoreV2
@@ -12,8 +22,10 @@ from .checkpoint_reader import (NewCheckpointReader, list_variables, load_checkp
                                 load_variable)
 from .meta_graph import export_meta_graph, import_meta_graph  # noqa: F401
 from tensorboard.compat.proto.saver_pb2 import SaverDef  # noqa: F401, E402
-from .training_util import (create_global_step, get_global_step, get_or_create_global_step,  # noqa: F401
-                            global_step)
+from ..records.example_pb2 import (BytesList, Example, Feature, FeatureList, FeatureLists, Features,  # noqa: F401
+                                   FloatList, Int64List, SequenceExample)
+from .training_util import (assert_global_step, create_global_step, get_global_step,  # noqa: F401
+                            get_or_create_global_step, global_step)
 from ..data_flow import (Coordinator, LooperThread, QueueRunner, add_queue_runner, batch, batch_join,  # noqa: F401
                          input_producer, limit_epochs, match_filenames_once, queue_runner, range_input_producer, shuffle_batch,
                          shuffle_batch_join, slice_input_producer, start_queue_runners, string_input_producer)

@@ -37,3 +37,16 @@ def get_or_create_global_step(graph=None):
 
 def global_step(sess, global_step_tensor):
     return int(sess.run(global_step_tensor))
+
+
+def assert_global_step(global_step_tensor):
+    """TypeError unless `global_step_tensor` is an integer scalar Variable or Tensor."""
+    from ..framework.graph import Tensor
+    from ..ops.variables import Variable
+    if not isinstance(global_step_tensor, (Variable, Tensor)):
+        raise TypeError(f'Existing "global_step" must be a Variable or Tensor: {global_step_tensor}.')
+    if not global_step_tensor.dtype.base_dtype.is_integer:
+        raise TypeError(f'Existing "global_step" does not have integer type: {global_step_tensor.dtype}')
+    shape = global_step_tensor.get_shape()
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError(f'Existing "global_step" is not scalar: {shape}')
