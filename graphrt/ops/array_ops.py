@@ -737,9 +737,78 @@ def _slice_helper(tensor, slice_spec):
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
-    if batch_dims != 0:
-        raise ValueError("gather with batch_dims != 0 is not supported by graphrt")
-    return apply_op("GatherV2", [params, indices, 0 if axis is None else axis], name=name or "GatherV2").outputs[0]
+    if batch_dims == 0:
+        return apply_op("GatherV2", [params, indices, 0 if axis is None else axis],
+                        name=name or "GatherV2").outputs[0]
+    if not isinstance(batch_dims, numbers.Integral):
+        raise TypeError(f"Argument `batch_dims` must be an int. Received `batch_dims` = {batch_dims} instead")
+    with get_default_graph().name_scope(name or "GatherV2"):
+        indices = convert_to_tensor(indices, name="indices")
+        rank_i = indices.shape.ndims
+        if rank_i is None:
+            raise ValueError("tf.gather does not allow indices with unknown rank when batch_dims is specified.")
+        if axis is None:
+            axis = batch_dims  # as TF, before a negative batch_dims is counted from the end
+        batch_dims = batch_dims + rank_i if batch_dims < 0 else batch_dims
+        if is_tensor_like(axis):
+            axis = int(_static_ints(axis, "axis", "gather with batch_dims"))
+        if batch_dims != rank_i:
+            return batched_gather(params, indices, batch_dims, axis)
+        # One index per batch: gather with a trailing index dimension of 1, then drop it.
+        params = convert_to_tensor(params, name="params")
+        at = axis
+        if at < 0 and params.shape.ndims is not None:
+            at += params.shape.ndims
+        return squeeze(batched_gather(params, expand_dims(indices, -1), batch_dims, axis), [at])
+
+
+def batched_gather(params, indices, batch_dims, axis=None):
+    """gather within the leading `batch_dims` dimensions that params and indices share,
+    composed as TF's _batch_gather composes it: each batch position folded into the
+    indices of one gather over the flattened batch dimensions (so gather's gradient
+    applies). `axis` (a Python int, default batch_dims) is moved next to them first."""
+    from .math_ops import cast, reduce_prod
+    indices = convert_to_tensor(indices, name="indices")
+    params = convert_to_tensor(params, name="params")
+    rank_i, rank_p = indices.shape.ndims, params.shape.ndims
+    if batch_dims < 0:
+        batch_dims += rank_i
+    if batch_dims < 0 or batch_dims >= rank_i:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`indices`) = {rank_i}")
+    if rank_p is not None and batch_dims >= rank_p:
+        raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than rank(`params`) = {rank_p}")
+    if axis is not None and axis != batch_dims:
+        if rank_p is None:
+            raise ValueError("graphrt's gather with batch_dims and an axis needs params of known rank")
+        if not -rank_p <= axis < rank_p:
+            raise ValueError(f"Argument `axis` = {axis} out of range [{-rank_p}, {rank_p})")
+        axis %= rank_p
+        if axis < batch_dims:
+            raise ValueError(f"Argument `batch_dims` = {batch_dims} must be less than or equal to argument "
+                             f"`axis` = {axis}")
+        perm = list(range(batch_dims)) + [axis] + list(range(batch_dims, axis)) + list(range(axis + 1, rank_p))
+        result = batched_gather(transpose(params, perm), indices, batch_dims)
+        params_start = rank_i + axis - batch_dims
+        perm = list(range(batch_dims)) + list(range(rank_i, params_start)) + list(range(batch_dims, rank_i)) + \
+            list(range(params_start, rank_p - 1 + rank_i - batch_dims))
+        return transpose(result, perm)
+    indices_shape = shape(indices)
+    params_shape = shape(params)
+    index_dtype = indices.dtype.base_dtype
+    batch_indices = indices
+    stride = ones((), dtype=index_dtype)
+    dims = cast(params_shape, index_dtype)
+    for dim in range(batch_dims, 0, -1):
+        stride *= dims[dim]
+        positions = _range(dims[dim - 1]) * stride
+        batch_indices += reshape(positions, stack([1] * (dim - 1) + [dims[dim - 1]] + [1] * (rank_i - dim)))
+    outer_shape = params_shape[batch_dims + 1:]
+    flat_size = reduce_prod(params_shape[:batch_dims + 1], [0])
+    flat_params = reshape(params, concat([expand_dims(flat_size, 0), outer_shape], 0))
+    result = reshape(gather(flat_params, reshape(batch_indices, [-1])), concat([indices_shape, outer_shape], 0))
+    static = indices.shape[:batch_dims].merge_with(params.shape[:batch_dims])
+    result.set_shape(static.concatenate(indices.shape[batch_dims:]).concatenate(params.shape[batch_dims + 1:]))
+    return result
 
 
 def stack(values, axis=0, name="stack"):
@@ -932,14 +1001,35 @@ def reduced_shape(input_shape, axes, name=None):
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The entries of `tensor` where the K-D `mask` (over dims axis..axis+K-1) is true, built
+    as TF builds it: those K dims reshaped into one, then a gather on where(mask)."""
+    from ..framework.constant_value import constant_value
+    from .math_ops import reduce_prod
     with get_default_graph().name_scope(name):
         tensor = convert_to_tensor(tensor, name="tensor")
         mask = convert_to_tensor(mask, name="mask")
-        if mask.shape.ndims not in (None, 1) or (axis not in (None, 0)):
-            raise ValueError("graphrt's boolean_mask supports a 1-D mask over axis 0")
-        from .math_ops import cast
-        idx = reshape(where_indices(mask), [-1])
-        return gather(tensor, cast(idx, dtypes.int32))
+        mask_shape, tensor_shape = mask.shape, tensor.shape
+        ndims_mask = mask_shape.ndims
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        if ndims_mask is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.  "
+                             "E.g. shape=[None] is ok, but shape=None is not.")
+        axis = 0 if axis is None else axis
+        axis_value = constant_value(axis) if is_tensor_like(axis) else axis
+        if axis_value is not None:
+            axis = int(axis_value)
+            masked = tensor_shape[axis:axis + ndims_mask]
+            if not masked.is_compatible_with(mask_shape):
+                raise ValueError(f"Shapes {masked} and {mask_shape} are incompatible")
+        full = shape(tensor)
+        leading_size = reduce_prod(full[axis:axis + ndims_mask], [0])
+        tensor = reshape(tensor, concat([full[:axis], expand_dims(leading_size, 0), full[axis + ndims_mask:]], 0))
+        if axis_value is not None:
+            tensor.set_shape(tensor_shape[:axis].concatenate([masked.num_elements()])
+                             .concatenate(tensor_shape[axis + ndims_mask:]))
+        indices = squeeze(where_indices(reshape(mask, [-1])), axis=[1])
+        return gather(tensor, indices, axis=axis)
 
 
 newaxis = None
