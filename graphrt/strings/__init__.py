@@ -7,6 +7,7 @@ SipHash-2-4, TF's legacy Hash64), `formatting.py` how AsString and
 StringFormat print. Importing registers them.
 """
 from . import kernels as _kernels  # noqa: F401 - registers the kernels
+from .printing import print_v2  # noqa: F401
 from .ops import (as_string, join, length, lower, reduce_join,  # noqa: F401
                   regex_full_match, regex_replace, split, string_format, string_split, strip, substr, to_hash_bucket,
                   to_hash_bucket_fast, to_hash_bucket_strong, to_number, upper)

@@ -36,13 +36,25 @@ def as_string_format(dtype, precision, scientific, shortest, width, fill, node):
     return lambda v: (spec % float(v)).encode()
 
 
+def _float_text(v):
+    """TF's FloatToBuffer/DoubleToBuffer: %g with FLT_DIG (DBL_DIG) digits, or with 3 (2) more
+    when that does not read back as the same number. Half precision prints as a float."""
+    wide = isinstance(v, (float, np.float64))
+    kind = np.float64 if wide else np.float32
+    x = kind(v)
+    text = "%.*g" % (15 if wide else 6, x)
+    if not np.isnan(x) and kind(float(text)) != x:
+        text = "%.*g" % (17 if wide else 9, x)
+    return text
+
+
 def _scalar(v):
     if isinstance(v, bytes):
         return '"' + v.decode("utf-8", "backslashreplace") + '"'
     if isinstance(v, (bool, np.bool_)):
         return "1" if v else "0"
     if isinstance(v, (float, np.floating)):
-        return str(v) if isinstance(v, np.floating) else repr(v)
+        return _float_text(v)
     return str(v)
 
 
