@@ -259,6 +259,16 @@ def _pad_v2_grad(op, grad):
     return _pad_grad(op, grad)[:1] + [None, None]  # constant_values gets no gradient (as TF)
 
 
+@register_gradient("MirrorPad")
+def _mirror_pad_grad(op, grad):
+    return [apply_op("MirrorPadGrad", [grad, op.inputs[1]], mode=op.get_attr("mode")).outputs[0], None]
+
+
+@register_gradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, grad):
+    return [apply_op("MirrorPad", [grad, op.inputs[1]], mode=op.get_attr("mode")).outputs[0], None]
+
+
 @register_gradient("Roll")
 def _roll_grad(op, grad):
     return [array_ops.roll(grad, -op.inputs[1], op.inputs[2]), None, None]

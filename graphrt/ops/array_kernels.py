@@ -395,6 +395,49 @@ def _reverse(ctx):
     return lambda x, axis: xp.flip(x, axis=tuple(int(a) for a in np.asarray(axis).reshape(-1)))
 
 
+def _mirror_pads(x, paddings, mode, name, padded=False):
+    """The paddings as [(before, after)] per dimension, checked as TF's MirrorPad checks them."""
+    pads = np.asarray(paddings).reshape(-1, 2) if np.size(paddings) else np.zeros((0, 2), np.int64)
+    if pads.shape[0] != x.ndim:
+        raise errors.InvalidArgumentError(f"The first dimension of paddings must be the rank of inputs{list(pads.shape)}"
+                                          f", {list(x.shape)}", node=name)
+    offset = 0 if mode == "REFLECT" else 1
+    for d, (before, after) in enumerate(pads.tolist()):
+        size = x.shape[d] - (before + after if padded else 0)
+        if before < 0 or after < 0 or before > size - 1 + offset or after > size - 1 + offset:
+            raise errors.InvalidArgumentError(
+                f"paddings must be no greater than the dimension size: {before}, {after} greater than "
+                f"{size - 1 + offset}", node=name)
+    return [(int(a), int(b)) for a, b in pads.tolist()]
+
+
+@register_kernel("MirrorPad", ("CPU",), host_memory=("paddings",))
+def _mirror_pad(ctx):
+    mode, name = ctx.attr("mode"), ctx.name
+    np_mode = "reflect" if mode == "REFLECT" else "symmetric"
+    return lambda x, paddings: np.pad(x, _mirror_pads(x, paddings, mode, name), mode=np_mode)
+
+
+@register_kernel("MirrorPadGrad", ("CPU",), host_memory=("paddings",))
+def _mirror_pad_grad(ctx):
+    mode, name = ctx.attr("mode"), ctx.name
+    np_mode = "reflect" if mode == "REFLECT" else "symmetric"
+
+    def mirror_pad_grad(dy, paddings):
+        pads = _mirror_pads(dy, paddings, mode, name, padded=True)
+        out = dy
+        for axis, (before, after) in enumerate(pads):
+            n = out.shape[axis] - before - after
+            # Each padded position's source index along this axis; their gradients add up there.
+            source = np.pad(np.arange(n), (before, after), mode=np_mode)
+            moved = np.moveaxis(out, axis, 0)
+            folded = np.zeros((n,) + moved.shape[1:], dtype=dy.dtype)
+            np.add.at(folded, source, moved)
+            out = np.moveaxis(folded, 0, axis)
+        return out
+    return mirror_pad_grad
+
+
 @register_kernel("Roll", ALL_DEVICES, host_memory=("shift", "axis"))
 def _roll(ctx):
     xp, name = ctx.xp, ctx.name

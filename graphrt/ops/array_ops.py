@@ -478,7 +478,8 @@ def _pad_shape(ctx):
     shape = ctx.shape(0)
     pads = ctx.constant(1)
     if shape.ndims is None:
-        return TensorShape(None)
+        # As TF: constant paddings give the rank (one row per dimension), the sizes stay unknown.
+        return TensorShape(None) if pads is None else unknown_shape(len(np.asarray(pads).reshape(-1, 2)))
     if pads is None:
         return unknown_shape(shape.ndims)
     pads = np.asarray(pads).reshape(-1, 2)
@@ -493,6 +494,20 @@ register_op("PadV2", ["input: T", "paddings: Tpaddings", "constant_values: T"], 
             attrs={"Tpaddings": dtypes.int32}, shape_fn=_pad_shape, allowed_types={"Tpaddings": INDEX})
 register_op("ReverseV2", ["tensor: T", "axis: Tidx"], ["output: T"], attrs={"Tidx": dtypes.int32},
             shape_fn=shape_fns.unchanged, allowed_types={"Tidx": INDEX})
+register_op("MirrorPad", ["input: T", "paddings: Tpaddings"], ["output: T"],
+            attrs={"Tpaddings": dtypes.int32, "mode": None}, shape_fn=_pad_shape, allowed_types={"Tpaddings": INDEX})
+
+
+def _mirror_pad_grad_shape(ctx):
+    padded, pads = ctx.shape(0), ctx.constant(1)
+    if pads is None or padded.ndims is None:
+        return unknown_shape(padded.ndims)
+    return TensorShape([None if d is None else d - int(p[0]) - int(p[1]) for d, p in zip(padded.as_list(), pads)])
+
+
+register_op("MirrorPadGrad", ["input: T", "paddings: Tpaddings"], ["output: T"],
+            attrs={"Tpaddings": dtypes.int32, "mode": None}, shape_fn=_mirror_pad_grad_shape,
+            allowed_types={"Tpaddings": INDEX})
 register_op("Roll", ["input: T", "shift: Tshift", "axis: Taxis"], ["output: T"],
             attrs={"Tshift": dtypes.int32, "Taxis": dtypes.int32}, shape_fn=shape_fns.unchanged,
             allowed_types={"Tshift": INDEX, "Taxis": INDEX})
@@ -851,8 +866,12 @@ def where_indices(condition, name=None):
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
-    if mode.upper() != "CONSTANT":
-        raise ValueError(f"graphrt supports only mode='CONSTANT' padding, got {mode!r}")
+    mode = mode.upper()
+    if mode in ("REFLECT", "SYMMETRIC"):
+        # TF: reflect leaves out the edge value (paddings < size), symmetric repeats it (paddings <= size)
+        return apply_op("MirrorPad", [tensor, paddings], name=name or "MirrorPad", mode=mode).outputs[0]
+    if mode != "CONSTANT":
+        raise ValueError(f"Unknown padding mode: {mode}")
     if constant_values != 0:
         return apply_op("PadV2", [tensor, paddings, constant_values], name=name or "PadV2").outputs[0]
     return apply_op("Pad", [tensor, paddings], name=name or "Pad").outputs[0]

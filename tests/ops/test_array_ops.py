@@ -411,8 +411,9 @@ def test_pad_and_reverse(graph):
     check(tf.pad(t, [[1, 1], [0, 0], [0, 0]], constant_values=7), np.pad(X, [(1, 1), (0, 0), (0, 0)],
                                                                         constant_values=7))
     check(tf.reverse(t, [0, -1]), X[::-1, :, ::-1])
-    with pytest.raises(ValueError, match="CONSTANT"):
-        tf.pad(t, [[0, 0]] * 3, mode="REFLECT")
+    check(tf.pad(t, [[1, 1], [0, 1], [1, 0]], mode="REFLECT"), np.pad(X, [(1, 1), (0, 1), (1, 0)], mode="reflect"))
+    with pytest.raises(ValueError, match="Unknown padding mode: WRAP"):
+        tf.pad(t, [[0, 0]] * 3, mode="WRAP")
     with pytest.raises(ValueError, match="must be the rank of inputs 3"):
         tf.pad(t, [[0, 0]])
 
