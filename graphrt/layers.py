@@ -929,14 +929,20 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
 # importing them here would make layers.py and depthwise/ import each other at import time.
 _SEPARABLE = ("SeparableConv1D", "SeparableConv2D", "SeparableConvolution1D", "SeparableConvolution2D",
               "separable_conv1d", "separable_conv2d")
+# So are the 3-D layers (graphrt/volumetric/), which subclass _Conv, Conv2DTranspose and _Pooling.
+_VOLUMETRIC = ("Conv3D", "Conv3DTranspose", "MaxPooling3D", "AveragePooling3D", "conv3d", "conv3d_transpose",
+               "max_pooling3d", "average_pooling3d")
 
 
 def __getattr__(name):
     if name in _SEPARABLE:
         from .depthwise import layers as separable
         return getattr(separable, name)
+    if name in _VOLUMETRIC:
+        from .volumetric import layers as volumetric
+        return getattr(volumetric, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_SEPARABLE))
+    return sorted(set(globals()) | set(_SEPARABLE) | set(_VOLUMETRIC))
