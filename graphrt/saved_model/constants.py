@@ -1,0 +1,18 @@
+"""`tf.saved_model.constants`: the names of a SavedModel's files, directories and collections,
+TensorFlow's (tensorflow/cc/saved_model/constants.h)."""
+ASSETS_DIRECTORY = "assets"
+EXTRA_ASSETS_DIRECTORY = "assets.extra"
+ASSETS_KEY = "saved_model_assets"
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
+LEGACY_INIT_OP_KEY = "legacy_init_op"
+MAIN_OP_KEY = "saved_model_main_op"
+TRAIN_OP_KEY = "saved_model_train_op"
+INIT_OP_SIGNATURE_KEY = "__saved_model_init_op"
+TRAIN_OP_SIGNATURE_KEY = "__saved_model_train_op"
+SAVED_MODEL_SCHEMA_VERSION = 1
+SAVED_MODEL_FILENAME_PB = "saved_model.pb"
+SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
+SAVED_MODEL_FILENAME_CPB = "saved_model.cpb"
+VARIABLES_DIRECTORY = "variables"
+VARIABLES_FILENAME = "variables"

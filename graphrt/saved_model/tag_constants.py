@@ -1,0 +1,6 @@
+"""`tf.saved_model.tag_constants`: TensorFlow's standard tags of a MetaGraphDef."""
+SERVING = "serve"
+TRAINING = "train"
+EVAL = "eval"
+GPU = "gpu"
+TPU = "tpu"
