@@ -130,6 +130,20 @@ _BY_CODE = {cls.error_code: cls for cls in (
     UnavailableError, DataLossError)}
 
 
+def exception_type_from_error_code(error_code):
+    """TF's: the OpError subclass of a status code; KeyError for a code without one."""
+    return _BY_CODE[error_code]
+
+
+def error_code_from_exception_type(cls):
+    """TF's: the status code of an OpError subclass (UNKNOWN, with a warning, for another class)."""
+    if cls in _BY_CODE.values():
+        return cls.error_code
+    import warnings
+    warnings.warn("Unknown class exception")
+    return UNKNOWN
+
+
 def error_class(code):
     """The OpError subclass for a status code (UnknownError for codes we do not know)."""
     return _BY_CODE.get(code, UnknownError)

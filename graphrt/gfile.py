@@ -137,6 +137,23 @@ def walk(top, topdown=True, onerror=None):
     return os.walk(_local(top), topdown=topdown, onerror=onerror)
 
 
+class FileStatistics:
+    """What `stat` returns: TF's FileStatistics fields."""
+
+    def __init__(self, length, mtime_nsec, is_directory):
+        self.length, self.mtime_nsec, self.is_directory = length, mtime_nsec, is_directory
+
+
+def stat(path):
+    """Size, modification time (ns) and kind of a file; a missing one is NotFoundError."""
+    path = _local(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise errors.NotFoundError(f"{path}; No such file or directory") from None
+    return FileStatistics(st.st_size, st.st_mtime_ns, os.path.isdir(path))
+
+
 # TF 1.x spellings (tf.gfile.Exists, ...)
 Exists, IsDirectory, ListDirectory, MakeDirs, MkDir, Glob = exists, isdir, listdir, makedirs, mkdir, glob
-Remove, DeleteRecursively, Rename, Copy, Walk = remove, rmtree, rename, copy, walk
+Remove, DeleteRecursively, Rename, Copy, Walk, Stat = remove, rmtree, rename, copy, walk, stat

@@ -43,11 +43,16 @@ def _as_tensor_list(values, as_ref=False):
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False, gate_gradients=False,
-              aggregation_method=None, stop_gradients=None, checkpoints=None):
+              aggregation_method=None, stop_gradients=None, checkpoints=None, unconnected_gradients="none"):
     """Symbolic partial derivatives of sum(ys) with respect to each x in xs.
 
     `checkpoints` ("sqrt", "collection" or a list of tensors) keeps only those
-    activations and recomputes the others in the backward pass (recompute/)."""
+    activations and recomputes the others in the backward pass (recompute/).
+    `unconnected_gradients` ("none" or "zero", or tf.UnconnectedGradients) is
+    what an x that ys do not depend on gets: None, or zeros of its shape."""
+    unconnected = getattr(unconnected_gradients, "value", unconnected_gradients)
+    if unconnected not in ("none", "zero"):
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
     ys = _as_tensor_list(ys)
     xs = _as_tensor_list(xs, as_ref=True)
     stop_tensors = _as_tensor_list(stop_gradients)
@@ -91,7 +96,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
         if loop_state is not None:
             loop_state.post_processing()
-        return [_get_grad(grads, x) for x in xs]
+        out = [_get_grad(grads, x) for x in xs]
+        if unconnected == "zero":
+            out = [array_ops.zeros_like(x) if gx is None else gx for gx, x in zip(out, xs)]
+        return out
 
 
 def _process_op(g, op, grads, loop_state, stop_ops, colocate, from_ops, xs):

@@ -258,3 +258,21 @@ def _unsorted_segment_prod(ctx):
         np.multiply.at(out, ids[keep], host[keep])
         return xp.asarray(out)
     return unsorted_segment_prod
+
+
+@register_kernel("BroadcastArgs", ALL_DEVICES, host_memory=("s0", "s1", "r0"))
+def _broadcast_args(ctx):
+    name = ctx.name
+
+    def broadcast_args(s0, s1):
+        try:
+            return np.asarray(np.broadcast_shapes(tuple(s0), tuple(s1)), dtype=np.asarray(s0).dtype)
+        except ValueError:
+            raise errors.InvalidArgumentError(f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
+                                              f"[{','.join(map(str, s1))}]", node=name) from None
+    return broadcast_args
+
+
+@register_kernel("GuaranteeConst", ALL_DEVICES, inexpensive=True)
+def _guarantee_const(ctx):
+    return lambda x: x

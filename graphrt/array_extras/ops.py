@@ -4,8 +4,8 @@ graphrt/ops does not have: TF's op names, attrs and shape functions.
 One op each, as in TF: TensorScatter{Update,Add,Sub,Min,Max}, the variable
 scatters ScatterNd{Update,Add,Sub} and Scatter{Mul,Div,Min,Max}, LowerBound /
 UpperBound (searchsorted), UniqueWithCounts, HistogramFixedWidth,
-UnravelIndex, ShapeN, ParallelConcat, Bitcast, EnsureShape, SegmentProd and
-UnsortedSegmentProd. Compositions, built as TF builds them: searchsorted
+UnravelIndex, ShapeN, ParallelConcat, Bitcast, EnsureShape, SegmentProd,
+UnsortedSegmentProd, BroadcastArgs (broadcast_dynamic_shape) and GuaranteeConst. Compositions, built as TF builds them: searchsorted
 (reshapes around the bound op), histogram_fixed_width_bins, saturate_cast
 (a clamp then a cast), batch_scatter_update (scatter_nd_update on built
 index vectors), batch_gather. setdiff1d is TF's ListDiff, which graphrt/sparse
@@ -426,3 +426,31 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """The product of the rows of each of `num_segments` segments (an empty one is 1;
     negative ids are dropped)."""
     return _op("UnsortedSegmentProd", [data, segment_ids, num_segments], name)
+
+
+# -- BroadcastArgs and GuaranteeConst ---------------------------------------------------------------
+
+def _broadcast_args_shape(ctx):
+    """TF's: a vector as long as the longer input, its length known when both lengths are."""
+    a, b = ctx.shape(0), ctx.shape(1)
+    for s in (a, b):
+        if s.ndims is not None and s.ndims != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {s.ndims}")
+    n = [None if s.ndims is None else s.dims[0].value for s in (a, b)]
+    return TensorShape([None if None in n else max(n)])
+
+
+register_op("BroadcastArgs", ["s0: T", "s1: T"], ["r0: T"], attrs={"T": dtypes.int32}, shape_fn=_broadcast_args_shape,
+            allowed_types={"T": INDEX})
+register_op("GuaranteeConst", ["input: T"], ["output: T"], shape_fn=shape_fns.unchanged, is_stateful=True)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The shape of a broadcast of tensors of shapes `shape_x` and `shape_y` (TF's BroadcastArgs)."""
+    return _op("BroadcastArgs", [shape_x, shape_y], None)
+
+
+def guarantee_const(input, name=None):  # noqa: A002 - the TF name
+    """`input`, promised constant for the life of the session (an identity here: graphrt does not
+    fold it); like TF, it has no gradient."""
+    return _op("GuaranteeConst", [input], name)

@@ -167,7 +167,21 @@ def _transpose(ctx):
 
 @register_kernel("InvertPermutation", ALL_DEVICES, host_memory=("x", "y"))
 def _invert_permutation(ctx):
+    name = ctx.name
+
     def invert(p):
+        p = np.asarray(p)
+        if p.ndim != 1:
+            raise errors.InvalidArgumentError("invert_permutation expects a 1D vector.", node=name)
+        # TF scans once and reports the first entry out of range or seen before
+        bad = np.flatnonzero((p < 0) | (p >= len(p)))
+        end = int(bad[0]) if bad.size else len(p)
+        repeat = np.ones(end, dtype=bool)
+        repeat[np.unique(p[:end], return_index=True)[1]] = False
+        if repeat.any():
+            raise errors.InvalidArgumentError(f"{p[np.argmax(repeat)]} is duplicated in the input.", node=name)
+        if bad.size:
+            raise errors.InvalidArgumentError(f"{p[end]} is not between 0 and {len(p)}", node=name)
         out = np.empty_like(p)
         out[p] = np.arange(len(p), dtype=p.dtype)
         return out
@@ -218,7 +232,8 @@ def _split(ctx):
             raise errors.InvalidArgumentError(f"Number of ways to split should evenly divide the split dimension, "
                                               f"but got split_dim {axis} (size = {value.shape[axis]}) and "
                                               f"num_split {n}", node=name)
-        return tuple(xp.split(value, n, axis=axis))
+        parts = tuple(xp.split(value, n, axis=axis))
+        return parts if n != 1 else parts[0]  # an op of one output returns the array itself
     return split
 
 
@@ -345,7 +360,8 @@ def _unpack(ctx):
         if value.shape[axis] != num:
             raise errors.InvalidArgumentError(f"Input shape axis {axis} must equal {num}, got shape "
                                               f"{list(value.shape)}", node=name)
-        return tuple(xp.moveaxis(value, axis, 0))
+        parts = tuple(xp.moveaxis(value, axis, 0))
+        return parts if num != 1 else parts[0]  # an op of one output returns the array itself
     return unpack
 
 

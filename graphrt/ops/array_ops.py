@@ -169,7 +169,15 @@ def _transpose_shape(ctx):
 
 register_op("Transpose", ["x: T", "perm: Tperm"], ["y: T"], attrs={"Tperm": dtypes.int32},
             shape_fn=_transpose_shape, allowed_types={"Tperm": INDEX})
-register_op("InvertPermutation", ["x: T"], ["y: T"], attrs={"T": dtypes.int32}, shape_fn=shape_fns.unchanged)
+def _invert_permutation_shape(ctx):
+    x = ctx.shape(0)
+    if x.ndims is not None and x.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {x.ndims}")
+    return x
+
+
+register_op("InvertPermutation", ["x: T"], ["y: T"], attrs={"T": dtypes.int32}, shape_fn=_invert_permutation_shape,
+            allowed_types={"T": INDEX})
 
 
 def _tile_shape(ctx):

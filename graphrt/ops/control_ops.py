@@ -1,7 +1,8 @@
 """Control ops that need no frames: NoOp, group, tuple, Print, Assert,
-CheckNumerics. (cond and while_loop live in control_flow_ops.py.)"""
+CheckNumerics, Timestamp. (cond and while_loop live in control_flow_ops.py.)"""
 import builtins
 import sys
+import time
 
 import numpy as np
 
@@ -20,6 +21,7 @@ register_op("Print", ["input: T", "data: N * U"], ["output: T"],
 register_op("Assert", ["condition: bool", "data: N * T"], [], attrs={"summarize": 3, "T": dtypes.float32},
             is_stateful=True)
 register_op("CheckNumerics", ["tensor: T"], ["output: T"], attrs={"message": ""}, shape_fn=shape_fns.unchanged)
+register_op("Timestamp", [], ["ts: float64"], shape_fn=shape_fns.scalar, is_stateful=True)
 not_differentiable("NoOp")
 not_differentiable("Assert")
 
@@ -61,6 +63,11 @@ def _assert(ctx):
             parts = ", ".join(part(d) for d in data)
             raise errors.InvalidArgumentError(f"assertion failed: [{parts}]", node=name)
     return assert_
+
+
+@register_kernel("Timestamp", ("CPU",))
+def _timestamp(ctx):
+    return lambda: np.float64(time.time())
 
 
 @register_kernel("CheckNumerics", ALL_DEVICES)
@@ -149,6 +156,11 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - the TF n
         raise TypeError("graphrt's Assert takes data tensors of one dtype")
     return apply_op("Assert", [condition, data], name=name or "Assert", summarize=summarize or 3,
                     T=data[0].dtype.base_dtype if data else dtypes.float32)
+
+
+def timestamp(name=None):
+    """Seconds since the epoch, a float64 scalar, read when the op runs."""
+    return apply_op("Timestamp", [], name=name or "Timestamp").outputs[0]
 
 
 def check_numerics(tensor, message, name=None):
