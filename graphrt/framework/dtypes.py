@@ -39,7 +39,9 @@ class DType:
 
     @property
     def real_dtype(self):
-        return self.base_dtype
+        """The dtype of a complex type's parts (float32, float64); any other type itself."""
+        return {"complex64": _BY_NAME["float32"], "complex128": _BY_NAME["float64"]}.get(self.base_dtype.name,
+                                                                                       self.base_dtype)
 
     def _as_ref(self):
         return self if self._is_ref else _BY_NAME[self.name + "_ref"]

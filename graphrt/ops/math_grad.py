@@ -380,6 +380,23 @@ def _imag_grad(op, grad):
     return [_complex(array_ops.zeros_like(grad), grad)]
 
 
+@register_gradient("Complex")
+def _complex_grad(op, grad):
+    re, im = op.inputs
+    return [sum_to(math_ops.real(grad), re, im), sum_to(math_ops.imag(grad), im, re)]
+
+
+@register_gradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    """TF's: div_no_nan(grad x, |x|) (0 where |x| is 0)."""
+    x, y = op.inputs[0], op.outputs[0]
+    z = _complex(grad, array_ops.zeros_like(grad)) * x
+    y = _complex(y, array_ops.zeros_like(y))
+    nonzero = math_ops.not_equal(y, np.array(0, dtype=y.dtype.base_dtype.np))
+    return [math_ops.where_v2(nonzero, z / math_ops.where_v2(nonzero, y, array_ops.ones_like(y)),
+                              array_ops.zeros_like(z))]
+
+
 @register_gradient("Angle")
 def _angle_grad(op, grad):
     x = op.inputs[0]

@@ -396,6 +396,19 @@ def _complex_part(op_type, fn_name):
 _complex_part("Real", "real")
 _complex_part("Imag", "imag")
 _complex_part("Angle", "angle")
+_complex_part("ComplexAbs", "abs")
+
+
+@register_kernel("Complex", ALL_DEVICES, fresh_outputs=True)
+def _complex(ctx):
+    out = ctx.output_dtypes[0].np
+
+    def kernel(re, im):
+        re, im = ctx.xp.broadcast_arrays(re, im)
+        z = ctx.xp.empty(re.shape, dtype=out)
+        z.real, z.imag = re, im
+        return z
+    return kernel
 
 
 # -- matmul -----------------------------------------------------------------------

@@ -55,6 +55,11 @@ for _name in ("Real", "Imag", "Angle"):
     register_op(_name, ["input: T"], ["output: Tout"], attrs={"Tout": dtypes.float32},
                 shape_fn=shape_fns.unchanged,
                 allowed_types={"T": COMPLEX, "Tout": (dtypes.float32, dtypes.float64)})
+register_op("ComplexAbs", ["x: T"], ["y: Tout"], attrs={"Tout": dtypes.float32}, shape_fn=shape_fns.unchanged,
+            allowed_types={"T": COMPLEX, "Tout": (dtypes.float32, dtypes.float64)})
+register_op("Complex", ["real: T", "imag: T"], ["out: Tout"], attrs={"Tout": dtypes.complex64},
+            shape_fn=shape_fns.broadcast,
+            allowed_types={"T": (dtypes.float32, dtypes.float64), "Tout": COMPLEX})
 
 COMPARISON_OPS = ["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"]
 for _name in COMPARISON_OPS:
@@ -147,7 +152,17 @@ mod = floormod
 
 negative = _unary("Neg")
 neg = negative
-abs = _unary("Abs")  # noqa: A001
+
+
+def abs(x, name=None):  # noqa: A001 - the TF name
+    """|x|; of a complex tensor a real one (TF's ComplexAbs op, named Abs as TF names it)."""
+    if not is_tensor_like(x) and np.iscomplexobj(x):
+        x = convert_to_tensor(x)
+    if is_tensor_like(x) and x.dtype.is_complex:
+        return apply_op("ComplexAbs", [x], name=name or "Abs", Tout=_real_dtype(x.dtype)).outputs[0]
+    return apply_op("Abs", [x], name=name).outputs[0]
+
+
 square = _unary("Square")
 sqrt = _unary("Sqrt")
 rsqrt = _unary("Rsqrt")
@@ -267,6 +282,24 @@ def conj(x, name=None):
         if x.dtype.is_floating or x.dtype.is_integer:
             return x
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype.base_dtype!r}.")
+
+
+def complex(real, imag, name=None):  # noqa: A001 - the TF name
+    """real + i imag, of complex64 (float32 parts) or complex128 (float64 parts)."""
+    g = graph_of([v for v in (real, imag) if is_tensor_like(v)])
+    with g.as_default(), g.name_scope(name or "Complex") as scope:
+        real = convert_to_tensor(real, name="real")
+        imag = convert_to_tensor(imag, name="imag")
+        parts = (real.dtype.base_dtype, imag.dtype.base_dtype)
+        if parts == (dtypes.float64, dtypes.float64):
+            tout = dtypes.complex128
+        elif parts == (dtypes.float32, dtypes.float32):
+            tout = dtypes.complex64
+        else:
+            raise TypeError(f"The `real` and `imag` components have incorrect types: {parts[0].name} "
+                            f"{parts[1].name}. They must be consistent, and one of "
+                            f"[tf.float32, tf.float64]")
+        return apply_op("Complex", [real, imag], name=scope, Tout=tout).outputs[0]
 
 
 def real(input, name=None):  # noqa: A002 - the TF name
