@@ -432,12 +432,13 @@ def _matmul(ctx):
 def _batch_matmul(ctx):
     ax, ay = ctx.attr("adj_x"), ctx.attr("adj_y")
     xp = ctx.xp
+    complex_x, complex_y = (ctx.input_dtypes[i].is_complex for i in (0, 1))
 
     def fn(x, y):
-        if ax:
-            x = xp.swapaxes(x, -1, -2)
+        if ax:  # the adjoint: a conjugate transpose (a plain one for real values)
+            x = xp.swapaxes(xp.conj(x) if complex_x else x, -1, -2)
         if ay:
-            y = xp.swapaxes(y, -1, -2)
+            y = xp.swapaxes(xp.conj(y) if complex_y else y, -1, -2)
         return xp.matmul(x, y)
     return fn
 

@@ -418,14 +418,24 @@ def to_int64(x, name="ToInt64"):
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None):
-    transpose_a = transpose_a or adjoint_a
-    transpose_b = transpose_b or adjoint_b
+    if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
     with get_default_graph().name_scope(name or "MatMul") as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
         ra, rb = a.shape.ndims, b.shape.ndims
         if (ra is not None and ra > 2) or (rb is not None and rb > 2):
-            return apply_op("BatchMatMulV2", [a, b], name=scope, adj_x=transpose_a, adj_y=transpose_b).outputs[0]
+            # BatchMatMul adjoints (conjugate transposes); a plain transpose is the adjoint of the conjugate.
+            if transpose_a:
+                a, adjoint_a = conj(a), True
+            if transpose_b:
+                b, adjoint_b = conj(b), True
+            return apply_op("BatchMatMulV2", [a, b], name=scope, adj_x=adjoint_a, adj_y=adjoint_b).outputs[0]
+        # MatMul transposes; an adjoint is the transpose of the conjugate (conj is a no-op for real tensors).
+        if adjoint_a:
+            a, transpose_a = conj(a), True
+        if adjoint_b:
+            b, transpose_b = conj(b), True
         return apply_op("MatMul", [a, b], name=scope, transpose_a=transpose_a,
                         transpose_b=transpose_b).outputs[0]
 
