@@ -4,7 +4,9 @@ numpy kernels and TF's gradients.
 
 `sparse_tensor.py` the composite (and how Session.run fetches and feeds it), `ops.py` the
 declarations, `kernels.py` the kernels, `grad.py` the gradients, `api.py` the TF1 functions,
-`embedding.py` the sparse embedding lookups. Importing registers them all.
+`embedding.py` the sparse embedding lookups; `cross.py` (SparseCross: `tf.sparse.cross*`),
+`serialization.py` ((de)serializing SparseTensors) and `sparse_matmul.py` each hold one op
+family's declarations, kernel and API. Importing registers them all.
 """
 from .sparse_tensor import (SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor,  # noqa: F401
                             is_sparse)
@@ -17,10 +19,15 @@ from .api import (from_dense, setdiff1d, sparse_add, sparse_concat, sparse_eye, 
                   sparse_split, sparse_tensor_dense_matmul, sparse_tensor_to_dense, sparse_to_dense,
                   sparse_to_indicator, sparse_transpose)
 from .embedding import embedding_lookup_sparse, safe_embedding_lookup_sparse  # noqa: F401
+from .cross import sparse_cross, sparse_cross_hashed
+from .serialization import deserialize_many_sparse, serialize_many_sparse, serialize_sparse
+from .sparse_matmul import sparse_matmul
 
 # The tf.sparse names
 add = sparse_add
 concat = sparse_concat
+cross = sparse_cross
+cross_hashed = sparse_cross_hashed
 expand_dims = sparse_expand_dims
 eye = sparse_eye
 fill_empty_rows = sparse_fill_empty_rows
@@ -49,7 +56,8 @@ to_indicator = sparse_to_indicator
 transpose = sparse_transpose
 
 # The TF1 top-level names (`from .sparse import *` in graphrt/__init__.py)
-__all__ = ["SparseTensor", "SparseTensorValue", "convert_to_tensor_or_sparse_tensor", "setdiff1d", "sparse_add",
+__all__ = ["SparseTensor", "SparseTensorValue", "convert_to_tensor_or_sparse_tensor", "deserialize_many_sparse",
+           "serialize_many_sparse", "serialize_sparse", "setdiff1d", "sparse_matmul", "sparse_add",
            "sparse_concat", "sparse_fill_empty_rows", "sparse_mask", "sparse_maximum", "sparse_merge",
            "sparse_minimum", "sparse_placeholder", "sparse_reduce_max", "sparse_reduce_max_sparse",
            "sparse_reduce_sum", "sparse_reduce_sum_sparse", "sparse_reorder", "sparse_reset_shape",

@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import errors
 from ..framework.registry import register_kernel
-from . import formatting, hashing
+from ..util import hashing
+from . import formatting
 
 
 def _kernel(op_type):

@@ -5,7 +5,7 @@ import pytest
 
 import graphrt as tf
 from graphrt import errors
-from graphrt.strings import hashing
+from graphrt.util import hashing
 
 
 def test_siphash_reference_vectors():
