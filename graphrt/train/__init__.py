@@ -37,6 +37,13 @@ from .monitored import (CheckpointSaverHook, CheckpointSaverListener, ChiefSessi
                         SummaryWriterCache, WorkerSessionCreator)
 from .sync_replicas import SyncReplicasOptimizer  # noqa: F401, E402
 from .staleness import StalenessBoundHook  # noqa: F401, E402 - graphrt's SSP (no TF equivalent)
+from .supervisor import Supervisor  # noqa: F401, E402
+from .conditional_batching import (maybe_batch, maybe_batch_join, maybe_shuffle_batch,  # noqa: F401, E402
+                                  maybe_shuffle_batch_join)
+from .checkpoint_management import generate_checkpoint_state_proto, remove_checkpoint  # noqa: F401, E402
+from .waiter_profiler_hooks import GlobalStepWaiterHook, ProfilerHook  # noqa: F401, E402
+from .warm_starting import VocabInfo, warm_start  # noqa: F401, E402
+from tensorboard.compat.proto.cluster_pb2 import ClusterDef, JobDef  # noqa: F401, E402 - no ServerDef is shipped
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):

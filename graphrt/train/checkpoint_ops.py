@@ -7,16 +7,26 @@ SaverDef drives save and restore (`import_meta_graph` returns a Saver over
 those ops). The kernels read and write the same bundle files as the
 Saver (checkpoint_bundle.py), on the host of the device they run on.
 """
+import os
+
 import numpy as np
 
 from .. import errors
 from ..framework.registry import register_kernel, register_op
+from ..ops import shape_fns
 from . import checkpoint_bundle
 
 register_op("SaveV2", ["prefix: string", "tensor_names: string", "shape_and_slices: string", "tensors: dtypes"],
             [], is_stateful=True, doc="Writes `tensors` under `tensor_names` as a V2 checkpoint at `prefix`.")
 register_op("RestoreV2", ["prefix: string", "tensor_names: string", "shape_and_slices: string"],
             ["tensors: dtypes"], is_stateful=True, doc="Reads `tensor_names` from the V2 checkpoint at `prefix`.")
+# TF's sharded Saver (the one SavedModels carry) saves each shard under a temporary prefix named by
+# ShardedFilename, then merges them with MergeV2Checkpoints: a SavedModel TensorFlow wrote names both.
+register_op("ShardedFilename", ["basename: string", "shard: int32", "num_shards: int32"], ["filename: string"],
+            shape_fn=shape_fns.scalar, doc="`<basename>-<shard:05d>-of-<num_shards:05d>`.")
+register_op("MergeV2Checkpoints", ["checkpoint_prefixes: string", "destination_prefix: string"], [],
+            attrs={"delete_old_dirs": True, "allow_missing_files": False}, is_stateful=True,
+            doc="Merges the V2 checkpoints at `checkpoint_prefixes` into one at `destination_prefix`.")
 
 
 def _strings(value):
@@ -40,7 +50,10 @@ def _save_v2(ctx):
         _check_whole(name, names, _strings(shape_and_slices))
         if len(names) != len(tensors):
             raise errors.InvalidArgumentError(f"{name}: {len(names)} tensor names but {len(tensors)} tensors")
-        checkpoint_bundle.write_bundle(_strings(prefix)[0], dict(zip(names, tensors)))
+        prefix = _strings(prefix)[0]
+        # TF's BundleWriter makes the prefix's directory (a sharded Saver saves into a fresh temp dir)
+        os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+        checkpoint_bundle.write_bundle(prefix, dict(zip(names, tensors)))
     return save
 
 
@@ -62,3 +75,38 @@ def _restore_v2(ctx):
             out.append(reader.read(key))
         return out[0] if len(out) == 1 else tuple(out)
     return restore
+
+
+@register_kernel("ShardedFilename", "CPU", host_memory=("basename", "shard", "num_shards", "filename"))
+def _sharded_filename(ctx):
+    def filename(basename, shard, num_shards):
+        return np.array(f"{_strings(basename)[0]}-{int(shard):05d}-of-{int(num_shards):05d}".encode(), dtype=object)
+    return filename
+
+
+@register_kernel("MergeV2Checkpoints", "CPU", host_memory=("checkpoint_prefixes", "destination_prefix"))
+def _merge_v2_checkpoints(ctx):
+    name, delete_old_dirs = ctx.name, ctx.attr("delete_old_dirs")
+
+    def merge(checkpoint_prefixes, destination_prefix):
+        prefixes, destination = _strings(checkpoint_prefixes), _strings(destination_prefix)[0]
+        tensors, shard_of = {}, {}
+        for shard, prefix in enumerate(prefixes):
+            reader = checkpoint_bundle.BundleReader(prefix)
+            for key in reader.entries:
+                if key in tensors:
+                    raise errors.InvalidArgumentError(f"{name}: duplicate tensor name {key} in {prefix}")
+                tensors[key], shard_of[key] = reader.read(key), shard
+        checkpoint_bundle.write_bundle(destination, tensors, shard_of, max(1, len(prefixes)))
+        for prefix in prefixes:
+            reader = checkpoint_bundle.BundleReader(prefix)
+            paths = [checkpoint_bundle.index_path(prefix)]
+            paths += [checkpoint_bundle.data_path(prefix, i, reader.num_shards) for i in range(reader.num_shards)]
+            for path in paths:
+                os.unlink(path)
+            if delete_old_dirs:
+                try:
+                    os.rmdir(os.path.dirname(os.path.abspath(prefix)))  # TF removes the shard's dir once empty
+                except OSError:
+                    pass
+    return merge

@@ -7,6 +7,7 @@ import time
 from google.protobuf import text_format
 
 from .. import errors
+from . import checkpoint_bundle
 from .checkpoint_protos import CheckpointState
 
 STATE_FILE = "checkpoint"
@@ -33,9 +34,8 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
     state.last_preserved_timestamp = last_preserved_timestamp if last_preserved_timestamp is not None \
         else time.time()
     path = os.path.join(save_dir, latest_filename or STATE_FILE)
-    with open(path + ".tmp", "w") as f:
-        f.write(text_format.MessageToString(state))
-    os.replace(path + ".tmp", path)
+    # A unique temporary name: two Savers (a Supervisor's checkpoint thread and the user's) may write at once.
+    checkpoint_bundle._atomic_write(save_dir, path, [text_format.MessageToString(state).encode()])
 
 
 def get_checkpoint_state(checkpoint_dir, latest_filename=None):

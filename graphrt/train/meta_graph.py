@@ -9,6 +9,7 @@ Python state with no proto form and is left out, as TF does with a warning.
 """
 import os
 
+from google.protobuf import any_pb2
 from google.protobuf import message as _message
 from google.protobuf import text_format
 from tensorboard.compat.proto import meta_graph_pb2, variable_pb2
@@ -93,6 +94,8 @@ def _add_collection(meta, key, values, export_scope):
         meta.collection_def[key].int64_list.value.extend(values)
     elif all(isinstance(v, float) for v in values):
         meta.collection_def[key].float_list.value.extend(values)
+    elif all(isinstance(v, any_pb2.Any) for v in values):  # a SavedModel's assets (AssetFileDefs)
+        meta.collection_def[key].any_list.value.extend(values)
     # else: Python objects with no proto form (Savers, contexts): skipped, as TF does
 
 
@@ -155,6 +158,9 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             setattr(saver_def, field, scoped(getattr(saver_def, field)))
         return Saver(saver_def=saver_def, max_to_keep=saver_def.max_to_keep)
     global_vars = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
+    if import_scope:  # the checkpoint beside the graph names the variables without the scope
+        global_vars = {v.op.name[len(import_scope) + 1:]: v
+                       for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, import_scope + "/")}
     if not global_vars:
         return None
     return Saver(global_vars, max_to_keep=meta.saver_def.max_to_keep if meta.HasField("saver_def") else 5)

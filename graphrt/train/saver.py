@@ -11,6 +11,7 @@ distributed sessions. Nothing is unpickled.
 """
 import glob
 import os
+import threading
 
 import numpy as np
 
@@ -30,6 +31,7 @@ class Saver:
                  save_relative_paths=False, filename=None):
         self._max_to_keep = max_to_keep
         self._last = []
+        self._last_lock = threading.Lock()  # a Supervisor's checkpoint thread saves while the user may too
         self._pad = pad_step_number
         self._sharded = sharded
         self._reshape = reshape
@@ -99,14 +101,15 @@ class Saver:
             # one, TensorFlow's import_meta_graph builds a Saver over the VariableDefs, so it loads ours too.
             export_meta_graph(f"{prefix}.{meta_graph_suffix}", graph=self._graph, saver_def=self._saver_def,
                               strip_default_attrs=strip_default_attrs)
-        if prefix in self._last:
-            self._last.remove(prefix)
-        self._last.append(prefix)
-        while self._max_to_keep and len(self._last) > self._max_to_keep:
-            _delete_checkpoint_files(self._last.pop(0), meta_graph_suffix)
-        if write_state:
-            checkpoint_state.update_checkpoint_state(directory, prefix, self._last,
-                                                     latest_filename=latest_filename)
+        with self._last_lock:
+            if prefix in self._last:
+                self._last.remove(prefix)
+            self._last.append(prefix)
+            while self._max_to_keep and len(self._last) > self._max_to_keep:
+                _delete_checkpoint_files(self._last.pop(0), meta_graph_suffix)
+            if write_state:
+                checkpoint_state.update_checkpoint_state(directory, prefix, self._last,
+                                                         latest_filename=latest_filename)
         return prefix
 
     def _shards(self):
