@@ -66,7 +66,17 @@ from .ops.extra_ops import (argsort, assert_equal, assert_greater, assert_greate
 from .ops.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                                  get_variable_scope, no_regularizer, variable_op_scope, variable_scope)
 from .gradients import gradients, hessians
-from .ops.array_ops import depth_to_space, meshgrid, repeat, roll, space_to_depth
+from .framework_api import (custom_gradient, dimension_at_index, dimension_value,
+                            executing_eagerly_outside_functions, get_logger, get_static_value, grad_pass_through,
+                            init_scope, is_tensor, no_gradient)
+from .ops.control_flow_ops import switch_case
+from .strings import print_v2 as print  # noqa: A004 - the TF name
+from .ops.extra_ops import numpy_function, py_function
+from .ops.variable_scope import make_template
+from .summary import Event, SessionLog, Summary, SummaryMetadata
+from .summary.encode import HistogramProto
+from .ops.array_ops import (batch_to_space, batch_to_space_nd, depth_to_space, meshgrid, repeat, roll,
+                             space_to_batch, space_to_batch_nd, space_to_depth)
 from .ops.extra_ops import (accumulate_n, bincount, confusion_matrix, is_non_decreasing,
                             is_strictly_increasing, unsorted_segment_mean, unsorted_segment_sqrt_n)
 from .recompute import recompute_grad
@@ -80,9 +90,34 @@ from .framework.indexed_slices import IndexedSlices
 from .ops.sparse_training_ops import scatter_add, scatter_sub, scatter_update
 from .rnn import reverse_sequence
 from .special_math import betainc, digamma, igamma, igammac, lbeta, lgamma, polygamma, zeta
+from .array_extras import (batch_gather, batch_scatter_update, bitcast, ensure_shape, histogram_fixed_width,
+                           histogram_fixed_width_bins, parallel_stack, saturate_cast, scatter_div, scatter_max,
+                           scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub, scatter_nd_update, searchsorted,
+                           segment_prod, setdiff1d, shape_n, tensor_scatter_add, tensor_scatter_nd_add,
+                           tensor_scatter_nd_max, tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                           tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update, unique_with_counts,
+                           unravel_index, unsorted_segment_prod)
+from .records import (FixedLenFeature, FixedLenSequenceFeature, TFRecordReader, VarLenFeature,  # noqa: F401
+                      decode_base64, decode_compressed, decode_csv, decode_json_example, decode_raw, encode_base64,
+                      parse_example, parse_single_example, parse_tensor, serialize_tensor)
+from .stateless_random import random_gamma, random_poisson  # noqa: F401
+from .image import random_crop  # noqa: F401
+from .image import extract_image_patches  # noqa: F401
 from .linear_algebra import (cholesky, cholesky_solve, cross, diag, diag_part, matrix_band_part, matrix_determinant,
                              matrix_inverse, matrix_solve, matrix_solve_ls, matrix_square_root, matrix_transpose,
                              matrix_triangular_solve, qr, self_adjoint_eig, self_adjoint_eigvals, svd, trace)
+from .sparse import (SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor, setdiff1d,  # noqa: F401
+                     sparse_add, sparse_concat, sparse_fill_empty_rows, sparse_mask, sparse_maximum, sparse_merge,
+                     sparse_minimum, sparse_placeholder, sparse_reduce_max, sparse_reduce_max_sparse,
+                     sparse_reduce_sum, sparse_reduce_sum_sparse, sparse_reorder, sparse_reset_shape, sparse_reshape,
+                     sparse_retain, sparse_segment_mean, sparse_segment_sqrt_n, sparse_segment_sum, sparse_slice,
+                     sparse_softmax, sparse_split, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
+                     sparse_to_dense, sparse_to_indicator, sparse_transpose)
+from . import sparse  # noqa: E402 - the tf.sparse namespace
+from .ctc import edit_distance  # noqa: E402
+from . import sets  # noqa: E402 - tf.sets
+from .sparse import deserialize_many_sparse, serialize_many_sparse, serialize_sparse, sparse_matmul  # noqa: F401, E402
+sparse.SparseConditionalAccumulator = SparseConditionalAccumulator
 from .client.config import (ConfigProto, GPUOptions, GraphOptions, RunMetadata, RunOptions,
                             SimOptions)
 from .client.session import InteractiveSession, Session, get_default_session
@@ -96,12 +131,42 @@ def _load_session_backends():
 
 _session_backends.add_loader(_load_session_backends)
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
+from .initializers import Orthogonal as orthogonal_initializer  # noqa: F401, E402
+from .ops.variables import (UniformUnitScaling as uniform_unit_scaling_initializer,  # noqa: F401, E402
+                            moving_average_variables)
 from . import bitwise  # noqa: F401
 from . import contrib, distribute, infeed, memory_stats  # noqa: F401
 from . import summary  # noqa: F401 - registers the summary ops
 from . import gfile, io  # noqa: F401
+from . import python_io  # noqa: F401
 from . import data  # noqa: F401
+from . import distributions  # noqa: F401
+from . import signal  # noqa: F401, E402 - tf.signal
+from .signal import fft, fft2d, fft3d, ifft, ifft2d, ifft3d, spectral  # noqa: F401, E402
 from . import image  # noqa: F401
+from . import strings  # noqa: F401 - tf.strings
+from . import lookup  # noqa: F401 - tf.lookup
+from . import feature_column  # noqa: F401 - tf.feature_column
+from .lookup import initialize_all_tables, tables_initializer
+from .strings import as_string, reduce_join, regex_replace, string_split, substr
+from .strings import (join as string_join, strip as string_strip, to_hash_bucket as string_to_hash_bucket,
+                      to_hash_bucket_fast as string_to_hash_bucket_fast,
+                      to_hash_bucket_strong as string_to_hash_bucket_strong, to_number as string_to_number)
+from . import metrics  # noqa: F401
+from .partition_stitch import dynamic_partition, dynamic_stitch  # noqa: E402
+from .array_extras import broadcast_dynamic_shape, guarantee_const  # noqa: E402
+from .ops.control_ops import timestamp  # noqa: E402
+from .ops.math_ops import complex  # noqa: E402, A004 - the TF name
+from . import nest  # noqa: F401, E402 - tf.nest
+from .framework_extras import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,  # noqa: F401, E402
+                               GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION,
+                               AggregationMethod, UnconnectedGradients, add_check_numerics_ops, assert_integer,
+                               assert_near, assert_proper_iterable, assert_rank_in, assert_same_float_dtype,
+                               assert_scalar, broadcast_static_shape, clip_by_average_norm, container,
+                               convert_to_tensor_or_indexed_slices, initialize_local_variables,
+                               initialize_variables, is_numeric_tensor, op_scope, required_space_to_batch_paddings,
+                               to_complex64, to_complex128, vectorized_map, verify_tensor_all_finite)
+from . import saved_model  # noqa: F401 - tf.saved_model
 
 NoGradient = NO_GRADIENT
 mul, sub = multiply, subtract  # names from before TF 1.0 that old programs still use

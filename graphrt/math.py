@@ -10,6 +10,7 @@ from .ops.math_ops import floormod as mod  # noqa: F401
 from .ops.extra_ops import (div_no_nan as divide_no_nan, is_finite, is_inf, is_nan, segment_max,  # noqa: F401
                             segment_mean, segment_min, segment_sum, unsorted_segment_max, unsorted_segment_min)
 from .ops.array_ops import unsorted_segment_sum  # noqa: F401
+from .array_extras import segment_prod, unsorted_segment_prod  # noqa: F401
 from .ops.nn_ops import top_k  # noqa: F401
 from .special_math import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, betainc, digamma, erfinv,  # noqa: F401
                            igamma, igammac, lbeta, lgamma, ndtri, polygamma, zeta)
@@ -21,3 +22,5 @@ from .ops.math_ops import (acos, acosh, angle, asin, asinh, atan, atan2, atanh, 
                            log_sigmoid, multiply_no_nan, nextafter, real, reciprocal_no_nan, rint, scalar_mul, sinh,
                            tan, xdivy, xlog1py, xlogy)
 from .ops.nn_ops import softplus, softsign  # noqa: F401
+from .ops.array_ops import invert_permutation  # noqa: F401,E402
+from .framework_extras import erfcinv  # noqa: F401,E402

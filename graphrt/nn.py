@@ -18,3 +18,12 @@ from .ops.array_ops import depth_to_space, space_to_depth  # noqa: F401,E402
 from .ops.nn_ops import (atrous_conv2d, atrous_conv2d_transpose, avg_pool1d, convolution,  # noqa: F401,E402
                          fused_batch_norm, local_response_normalization, lrn, max_pool1d, pool)
 from .ops.array_ops import space_to_batch  # noqa: F401,E402
+from .sparse import embedding_lookup_sparse, safe_embedding_lookup_sparse  # noqa: F401,E402
+from .ctc import (collapse_repeated, ctc_beam_search_decoder, ctc_beam_search_decoder_v2,  # noqa: F401,E402
+                  ctc_greedy_decoder, ctc_loss, ctc_loss_v2, ctc_unique_labels)
+from .volumetric import (avg_pool3d, conv3d, conv3d_backprop_filter, conv3d_backprop_filter_v2,  # noqa: F401,E402
+                         conv3d_transpose, dilation2d, erosion2d, max_pool3d, max_pool_with_argmax)
+from .nn_extras import (avg_pool_v2, batch_norm_with_global_normalization, compute_average_loss,  # noqa: F401,E402
+                        conv1d_transpose, conv_transpose, depthwise_conv2d_backprop_filter,
+                        depthwise_conv2d_backprop_input, depthwise_conv2d_native_backprop_filter,
+                        depthwise_conv2d_native_backprop_input, max_pool_v2, scale_regularization_loss)

@@ -38,30 +38,62 @@ MAY_IMPORT = {
     "tensor_array": {"ops", "gradients"},
     "candidate_sampling": {"ops", "gradients"},
     "depthwise": {"ops", "gradients", "layers"},
-    "layers": {"ops", "gradients", "depthwise"},
+    "layers": {"ops", "gradients", "depthwise", "volumetric"},
+    # 3-D convolution and pooling, max pooling with argmax, morphology; its tf.layers classes subclass layers.py's.
+    "volumetric": {"ops", "gradients", "layers"},
     "losses": {"ops", "gradients"},
+    # Streaming metrics: compositions of ops over local variables; weights broadcast as tf.losses does.
+    "metrics": {"ops", "losses", "logging"},
     "rnn": {"ops", "gradients", "tensor_array", "layers"},
     # Special functions (lgamma, igamma, erfinv, ...): ops, numpy kernels and gradients.
     "special_math": {"ops"},
+    # Scatters, searchsorted, histograms, bitcast, ... : ops, kernels, gradients; setdiff1d is sparse/'s ListDiff.
+    "array_extras": {"ops", "sparse"},
     "linear_algebra": {"ops", "gradients"},
+    # DynamicPartition, DynamicStitch, ParallelDynamicStitch: ops, host kernels, gradients.
+    "partition_stitch": {"ops"},
+    # Sparse tensors: the composite (its Session.run conversions registered in framework), ops, kernels, grads.
+    "sparse": {"ops"},
+    # CTC loss, decoders and edit distance: ops, numpy kernels, gradients; labels and paths are SparseTensors.
+    "ctc": {"ops", "sparse", "functional"},
     "functional": {"ops", "gradients", "tensor_array"},
+    # tf.sets: set ops over SparseTensors (sparse/'s index validation).
+    "sets": {"ops", "sparse"},
+    # Gamma/Poisson and stateless random ops; RandomGammaGrad uses the special functions.
+    "stateless_random": {"ops", "special_math"},
+    # tf.distributions: compositions of ops, special functions and random ops (Multinomial samples with map_fn).
+    "distributions": {"ops", "special_math", "stateless_random", "functional"},
+    # FFT ops (numpy.fft kernels, TF's gradients) and tf.signal compositions; the kaiser window uses bessel_i0e.
+    "signal": {"ops", "special_math"},
     "memory_stats": {"ops"},
     # Infeed ops: their kernels use the queue a device hands them (Device.infeed()), importing nothing below ops.
     "infeed": {"ops"},
     # tf.data kernels call graph functions through runtime/functions.py (imported when a kernel is built).
-    "data": {"ops", "gradients", "runtime"},
+    "data": {"ops", "gradients", "runtime", "records"},
+    # Example protos, TFRecord files and their reader (a data_flow reader), parsing and decoder ops.
+    "records": {"ops", "data_flow", "sparse"},
     # Summary ops, and the event writer (which writes a RunMetadata: client/run_metadata.py).
     "summary": {"ops", "runtime", "client"},
     # Queues are device resources whose waits end with the step (runtime's abort callbacks).
     "data_flow": {"ops", "runtime", "summary"},
-    "image": {"ops", "runtime"},
+    "image": {"ops", "runtime", "depthwise"},
+    # String ops; tf.string_split returns a SparseTensor.
+    "strings": {"ops", "sparse"},
+    # Lookup tables are device resources; OOV buckets hash with strings/.
+    "lookup": {"ops", "strings", "sparse"},
+    # tf.feature_column: columns over sparse ops, lookup tables, string hashing and Example parse specs.
+    "feature_column": {"ops", "sparse", "strings", "lookup", "records"},
     "client": {"runtime", "executor"},
     "distributed": {"client"},
-    "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed", "infeed"},
+    "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed", "infeed",
+              "records"},
     "distribute": {"distributed", "gradients", "recompute", "train"},
+    # SavedModels: meta graphs and checkpoints through train/; build_tensor_info takes SparseTensors.
+    "saved_model": {"train", "sparse"},
     # The API on top: graphrt/__init__.py, nn.py, math.py, ..., cli.py, contrib/.
-    **{api: {"*"} for api in ("__init__", "nn", "math", "bitwise", "linalg", "random", "initializers", "debugging",
-                              "io", "cli", "contrib")},
+    **{api: {"*"} for api in ("__init__", "nn", "math", "bitwise", "framework_api", "linalg", "random", "initializers",
+                              "debugging", "io", "python_io", "cli", "contrib", "framework_extras",
+                              "nest", "nn_extras")},
 }
 
 def _part(module):

@@ -33,6 +33,8 @@ class GraphKeys:
     VARIABLES = GLOBAL_VARIABLES
     LOCAL_VARIABLES = "local_variables"
     MODEL_VARIABLES = "model_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    METRIC_VARIABLES = "metric_variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     GLOBAL_STEP = "global_step"
     UPDATE_OPS = "update_ops"
@@ -45,6 +47,7 @@ class GraphKeys:
     LOCAL_INIT_OP = "local_init_op"
     SAVERS = "savers"
     ASSET_FILEPATHS = "asset_filepaths"
+    TABLE_INITIALIZERS = "table_initializer"
     COND_CONTEXT = "cond_context"
     WHILE_CONTEXT = "while_context"
 
