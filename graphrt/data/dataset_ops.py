@@ -10,6 +10,7 @@ from ..framework import dtypes
 from ..framework.graph import Tensor, get_default_graph, graph_of
 from ..framework.op_builder import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from ..ops import math_ops
 from ..ops.random_ops import get_seed
 from . import structure
 from .structure import Spec
@@ -25,15 +26,33 @@ def _create(op_type, inputs, attrs, name=None):
         return g.create_op(op_type, list(inputs), attrs, name=scope)
 
 
+def _seed_tensors(seed, seed2):
+    """TF's seed and seed2 tensors of a dataset (tf.data's random_seed.get_seed): 0 and 0
+    when no seed is set; otherwise seed2 becomes 2**31 - 1 when both are 0."""
+    if seed is None:
+        return [_int64(0, "seed"), _int64(0, "seed2")]
+    seed = _int64(seed, "seed")
+    g = get_default_graph()
+    with g.name_scope("seed2") as scope:
+        seed2 = _int64(seed2, None)
+        both_zero = math_ops.logical_and(math_ops.equal(seed, 0), math_ops.equal(seed2, 0))
+        seed2 = math_ops.where_v2(both_zero, convert_to_tensor(2 ** 31 - 1, dtype=dtypes.int64), seed2,
+                                  name=scope)
+    return [seed, seed2]
+
+
 def _int64(value, name):
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
 
 
 def _normalize(element):
-    """The element with every component a Tensor (a list or array is one component)."""
+    """The element with every component a Tensor (a list or array is one component),
+    made in TF's "normalize_element" name scope."""
     flat = structure.flatten(element)
-    tensors = [v if isinstance(v, Tensor) else convert_to_tensor(v, name=f"component_{i}")
-               for i, v in enumerate(flat)]
+    g = graph_of([v for v in flat if isinstance(v, Tensor)])
+    with g.as_default(), g.name_scope("normalize_element"):
+        tensors = [v if isinstance(v, Tensor) else convert_to_tensor(v, name=f"component_{i}")
+                   for i, v in enumerate(flat)]
     return structure.pack_as(element, tensors)
 
 
@@ -109,7 +128,7 @@ class Dataset(structure.HasElementSpec):
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3
                                                                      else 1)
         g = graph_of([a for a in (start, stop, step) if isinstance(a, Tensor)])
-        with g.as_default(), g.name_scope("RangeDataset" if name is None else name):
+        with g.as_default():
             inputs = [_int64(start, "start"), _int64(stop, "stop"), _int64(step, "step")]
         output_type = dtypes.as_dtype(output_type)
         specs = Spec(output_type, [])
@@ -179,7 +198,7 @@ class Dataset(structure.HasElementSpec):
         `num_parallel_calls` is accepted). cycle_length defaults to the CPU count, as TF's."""
         fn = self._function(map_func, "Dataset.interleave()", want_dataset=True)
         g = self._graph
-        with g.as_default(), g.name_scope(name or "InterleaveDataset"):
+        with g.as_default():
             if cycle_length is None or cycle_length == AUTOTUNE:
                 cycle_length = os.cpu_count() or 1
             cycle = _int64(cycle_length, "cycle_length")
@@ -188,7 +207,7 @@ class Dataset(structure.HasElementSpec):
                            Targuments=fn.captured_types)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
-        with self._graph.as_default(), self._graph.name_scope(name or "BatchDatasetV2"):
+        with self._graph.as_default():
             size = _int64(batch_size, "batch_size")
             drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         specs = structure.map_structure(lambda s: Spec(s.dtype, _batched(s.shape, size, drop)), self._specs)
@@ -202,27 +221,29 @@ class Dataset(structure.HasElementSpec):
                 if s.shape.ndims is None:
                     raise ValueError("You must provide `padded_shapes` argument because component has unknown "
                                      "rank.")
-        padded_shapes = structure._shapes_like(specs, padded_shapes)
+        # TF writes an unknown padded dimension as None or -1
+        padded_shapes = structure._shapes_like(specs, _minus_one_as_none(specs, padded_shapes))
         if padding_values is None:
             padding_values = structure.map_structure(lambda s: _default_padding(s.dtype), specs)
         else:
             padding_values = _broadcast_padding(specs, padding_values)
         g = self._graph
-        with g.as_default(), g.name_scope(name or "PaddedBatchDatasetV2"):
+        with g.as_default():  # TF's order and names: batch_size, the shapes, padding_value, drop_remainder
             size = _int64(batch_size, "batch_size")
-            drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
             shape_tensors, value_tensors, out_specs = [], [], []
-            for i, (s, want, pad) in enumerate(zip(structure.flatten(specs), structure.flatten(padded_shapes),
-                                                   structure.flatten(padding_values))):
+            for s, want in zip(structure.flatten(specs), structure.flatten(padded_shapes)):
                 if s.shape.ndims is not None and want.ndims is not None and s.shape.ndims != want.ndims:
                     raise ValueError(f"The padded shape {want} is not compatible with the shape {s.shape} of the "
                                      f"corresponding input component.")
                 if not _shape_fits(s.shape, want):
                     raise ValueError(f"The padded shape {want} is not compatible with the shape {s.shape} of the "
                                      f"corresponding input component.")
-                shape_tensors.append(_int64(np.array([-1 if d is None else d for d in want.as_list()],
-                                                     dtype=np.int64), "padded_shapes"))
+                shape_tensors.append(convert_to_tensor(np.array([-1 if d is None else d for d in want.as_list()],
+                                                                dtype=np.int64)))
+            for s, pad in zip(structure.flatten(specs), structure.flatten(padding_values)):
                 value_tensors.append(convert_to_tensor(pad, dtype=s.dtype, name="padding_value"))
+            drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+            for s, want in zip(structure.flatten(specs), structure.flatten(padded_shapes)):
                 out_specs.append(Spec(s.dtype, _batched(want, size, drop)))
         out = structure.pack_as(specs, out_specs)
         attrs = {"Toutput_types": structure.flat_types(out), "output_shapes": structure.flat_shapes(out),
@@ -233,16 +254,15 @@ class Dataset(structure.HasElementSpec):
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None, name=None):
         seed, seed2 = get_seed(seed)
-        seed, seed2 = (0, 0) if seed is None else (seed, seed2)
         g = self._graph
-        with g.as_default(), g.name_scope(name or "ShuffleDataset"):
-            inputs = [_int64(buffer_size, "buffer_size"), _int64(seed, "seed"), _int64(seed2, "seed2")]
+        with g.as_default():
+            inputs = [_int64(buffer_size, "buffer_size")] + _seed_tensors(seed, seed2)
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
         return self._unary("ShuffleDataset", inputs, name, reshuffle_each_iteration=reshuffle)
 
     def _counted(self, op_type, count, default, name):
         g = self._graph
-        with g.as_default(), g.name_scope(name or op_type):
+        with g.as_default():
             count = _int64(default if count is None else count, "count")
         return self._unary(op_type, [count], name)
 
@@ -257,15 +277,66 @@ class Dataset(structure.HasElementSpec):
 
     def prefetch(self, buffer_size, name=None):
         g = self._graph
-        with g.as_default(), g.name_scope(name or "PrefetchDataset"):
+        with g.as_default():
             size = _int64(buffer_size, "buffer_size")
         return self._unary("PrefetchDataset", [size], name)
 
     def cache(self, filename="", name=None):
         g = self._graph
-        with g.as_default(), g.name_scope(name or "CacheDataset"):
+        with g.as_default():
             fname = convert_to_tensor(filename, dtype=dtypes.string, name="filename")
         return self._unary("CacheDataset", [fname], name)
+
+    def unbatch(self, name=None):
+        """The slices of each element along its first dimension (the inverse of batch)."""
+        shapes = [s.shape for s in structure.flatten(self._specs)]
+        if any(shape.ndims == 0 for shape in shapes):
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        first = TensorShape([None])
+        for shape in shapes:
+            if shape.ndims is not None:
+                if not first.is_compatible_with(shape[:1]):
+                    raise ValueError(f"`unbatch()` is only supported for datasets of elements whose components "
+                                     f"have a matching leading dimension. Encountered both {first[0]} and "
+                                     f"{shape[0]}.")
+                first = first.merge_with(shape[:1])
+        specs = structure.map_structure(
+            lambda s: Spec(s.dtype, s.shape[1:] if s.shape.ndims is not None else TensorShape(None)), self._specs)
+        return self._unary("UnbatchDataset", [], name, specs)
+
+    def enumerate(self, start=0, name=None):
+        """(index, element) pairs, the index counting from `start` (TF zips a range with this dataset)."""
+        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        """A structure of tensors: `reduce_func(state, element)` folded over the dataset from
+        `initial_state`. Where the function changes a state's shape, the state's static shape
+        is relaxed and the function traced again, as TF does."""
+        with self._graph.as_default(), self._graph.name_scope("initial_state"):
+            state = _normalize(initial_state)
+        state_specs = structure.specs_of(state)
+        while True:
+            specs = (state_specs, self._specs)
+            fn = StructuredFunction(reduce_func, specs, "reduce()", self._graph)
+            try:
+                structure.assert_same_structure(state_specs, fn.output_specs)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"The element structure of the output of `reduce_func` must match the element "
+                                f"structure of `initial_state`: {fn.output_specs!r} vs. {state_specs!r}.") from e
+            for s, o in zip(structure.flatten(state_specs), structure.flatten(fn.output_specs)):
+                if s.dtype != o.dtype:
+                    raise TypeError(f"The element types for the new state must match the initial state. Expected "
+                                    f"{structure.types(state_specs)}; got {structure.types(fn.output_specs)}.")
+            relaxed = structure.most_specific_compatible(state_specs, fn.output_specs)
+            if structure.flatten(relaxed) == structure.flatten(state_specs):
+                break
+            state_specs = relaxed
+        flat_state = structure.flatten(state)
+        op = _create("ReduceDataset", [self._variant_tensor] + flat_state + fn.captured,
+                     {"f": fn.fdef, "Tstate": [t.dtype.base_dtype for t in flat_state],
+                      "Targuments": fn.captured_types, "output_types": structure.flat_types(state_specs),
+                      "output_shapes": structure.flat_shapes(state_specs)}, name)
+        return structure.pack_as(state_specs, op.outputs)
 
     def apply(self, transformation_func):
         """`transformation_func(self)`, which must return a Dataset."""
@@ -292,6 +363,17 @@ def _batched(shape, size, drop):
     drop_value, size_value = constant_value(drop), constant_value(size)
     batch = int(size_value) if drop_value is not None and bool(drop_value) and size_value is not None else None
     return TensorShape([batch]).concatenate(shape)
+
+
+def _minus_one_as_none(specs, padded_shapes):
+    """`padded_shapes` with each -1 dimension written None (a shape is a list or tuple of dims)."""
+    if isinstance(padded_shapes, (list, tuple)) and not structure.is_structure(specs):
+        return [None if isinstance(d, (int, np.integer)) and d == -1 else d for d in padded_shapes]
+    if isinstance(specs, dict) and isinstance(padded_shapes, dict):
+        return {k: _minus_one_as_none(specs[k], v) if k in specs else v for k, v in padded_shapes.items()}
+    if isinstance(specs, tuple) and isinstance(padded_shapes, (list, tuple)) and len(specs) == len(padded_shapes):
+        return tuple(_minus_one_as_none(s, v) for s, v in zip(specs, padded_shapes))
+    return padded_shapes
 
 
 def _shape_fits(shape, padded):

@@ -194,6 +194,26 @@ class MapDataset(DatasetBase):
             yield fn(element + captured)
 
 
+class UnbatchDataset(DatasetBase):
+    """The slices of each element along its first dimension, which all components share."""
+
+    def __init__(self, node, input_dataset):
+        super().__init__(node)
+        self.input = input_dataset
+
+    def iterate(self):
+        for element in self.input.iterate():
+            values = [np.asarray(v) for v in element]
+            n = values[0].shape[0]
+            if any(v.shape[0] != n for v in values):
+                raise self.error(errors.InvalidArgumentError,
+                                 "Input element must have the same batch size in each component. Component 0 had "
+                                 f"size {n} but another component had size "
+                                 f"{next(v.shape[0] for v in values if v.shape[0] != n)}.")
+            for i in range(n):
+                yield [v[i] for v in values]
+
+
 class FilterDataset(DatasetBase):
     def __init__(self, node, input_dataset, predicate, captured):
         super().__init__(node)
@@ -340,7 +360,7 @@ class PaddedBatchDataset(DatasetBase):
         out[...] = pad
         for i, v in enumerate(values):
             if any(a > b for a, b in zip(v.shape, shape)):
-                raise self.error(errors.InvalidArgumentError,
+                raise self.error(errors.DataLossError,  # TF's status for it
                                  f"Attempted to pad to a smaller size than the input element (component {k}: "
                                  f"element shape {_dims(v.shape)}, padded shape {_dims(shape)}).")
             out[(i,) + tuple(slice(0, d) for d in v.shape) + (Ellipsis,)] = v  # (a view even for 0-d strings)

@@ -12,3 +12,8 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
                   num_parallel_calls=None):
     """For `Dataset.apply`: map(map_func) then batch(batch_size, drop_remainder)."""
     return lambda dataset: dataset.map(map_func).batch(batch_size, drop_remainder)
+
+
+def unbatch():
+    """For `Dataset.apply`: Dataset.unbatch()."""
+    return lambda dataset: dataset.unbatch()

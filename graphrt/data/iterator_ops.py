@@ -17,16 +17,17 @@ class Iterator(structure.HasElementSpec):
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._specs = specs
+        # TF1's Iterator makes its string handle up front (string_handle() returns it)
+        with iterator_resource.graph.as_default():
+            self._string_handle = _create("IteratorToStringHandle", [iterator_resource], {},
+                                          "IteratorToStringHandle").outputs[0]
 
     # -- constructors ------------------------------------------------------------------------
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """An iterator not bound to a dataset: `make_initializer(dataset)` binds it."""
         specs = structure.from_types_and_shapes(output_types, output_shapes)
-        op = _create("IteratorV2", [], {"shared_name": shared_name or "", "container": "",
-                                        "output_types": structure.flat_types(specs),
-                                        "output_shapes": structure.flat_shapes(specs)}, "Iterator")
-        return Iterator(op.outputs[0], None, specs)
+        return Iterator(_iterator_v2(specs, shared_name), None, specs)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
@@ -48,22 +49,7 @@ class Iterator(structure.HasElementSpec):
 
     def make_initializer(self, dataset, name=None):
         """An op that (re)starts this iterator on `dataset`, whose structure must match."""
-        if not isinstance(dataset, Dataset):
-            raise TypeError(f"`dataset` must be a `tf.data.Dataset`, got {type(dataset).__name__}")
-        try:
-            structure.assert_same_structure(self._specs, dataset._specs)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"Expected output types {self.output_types!r} but got dataset with output types "
-                            f"{dataset.output_types!r}.") from e
-        if structure.flat_types(self._specs) != structure.flat_types(dataset._specs):
-            raise TypeError(f"Expected output types {self.output_types!r} but got dataset with output types "
-                            f"{dataset.output_types!r}.")
-        if not structure.is_compatible(dataset._specs, self._specs):
-            raise TypeError(f"Expected output shapes compatible with {self.output_shapes!r} but got dataset "
-                            f"with output shapes {dataset.output_shapes!r}.")
-        with self._iterator_resource.graph.colocate_with(self._iterator_resource):
-            return _create("MakeIterator", [dataset._variant_tensor, self._iterator_resource], {},
-                           name or "make_initializer")
+        return _make_iterator(self._iterator_resource, self._specs, dataset, name or "make_initializer")
 
     def get_next(self, name=None):
         """The next element (a structure of tensors); running it past the end raises OutOfRangeError."""
@@ -74,20 +60,48 @@ class Iterator(structure.HasElementSpec):
 
     def string_handle(self, name=None):
         """A string naming this iterator, to feed an iterator made by from_string_handle."""
-        op = _create("IteratorToStringHandle", [self._iterator_resource], {}, name or "IteratorToStringHandle")
+        if name is None:
+            return self._string_handle
+        op = _create("IteratorToStringHandle", [self._iterator_resource], {}, name)
         return op.outputs[0]
 
     def __repr__(self):
         return f"<Iterator {self._iterator_resource.op.name} element_spec={self._specs!r}>"
 
 
+def _iterator_v2(specs, shared_name):
+    return _create("IteratorV2", [], {"shared_name": shared_name or "", "container": "",
+                                      "output_types": structure.flat_types(specs),
+                                      "output_shapes": structure.flat_shapes(specs)}, "IteratorV2").outputs[0]
+
+
+def _make_iterator(resource, specs, dataset, name):
+    """The MakeIterator op pointing `resource` at `dataset`, whose structure must match `specs`."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"`dataset` must be a `tf.data.Dataset`, got {type(dataset).__name__}")
+    try:
+        structure.assert_same_structure(specs, dataset._specs)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Expected output types {structure.types(specs)!r} but got dataset with output types "
+                        f"{dataset.output_types!r}.") from e
+    if structure.flat_types(specs) != structure.flat_types(dataset._specs):
+        raise TypeError(f"Expected output types {structure.types(specs)!r} but got dataset with output types "
+                        f"{dataset.output_types!r}.")
+    if not structure.is_compatible(dataset._specs, specs):
+        raise TypeError(f"Expected output shapes compatible with {structure.shapes(specs)!r} but got dataset "
+                        f"with output shapes {dataset.output_shapes!r}.")
+    with resource.graph.colocate_with(resource):
+        return _create("MakeIterator", [dataset._variant_tensor, resource], {}, name)
+
+
 def make_initializable_iterator(dataset, shared_name=None):
     # The iterator is placed with the dataset, as TF does: a run that only fetches
     # get_next (without the dataset ops) still finds the iterator on that device.
     with dataset._graph.colocate_with(dataset._variant_tensor):
-        iterator = Iterator.from_structure(dataset.output_types, dataset.output_shapes, shared_name)
-        iterator._initializer = iterator.make_initializer(dataset)
-    return iterator
+        specs = structure.from_types_and_shapes(dataset.output_types, dataset.output_shapes)
+        resource = _iterator_v2(specs, shared_name)
+        initializer = _make_iterator(resource, specs, dataset, "MakeIterator")
+        return Iterator(resource, initializer, specs)
 
 
 def make_one_shot_iterator(dataset):

@@ -56,6 +56,8 @@ _dataset_kernel("CacheDataset", lambda ctx: lambda ds, filename: datasets.CacheD
 _dataset_kernel("ShuffleDataset", lambda ctx: lambda ds, size, seed, seed2: datasets.ShuffleDataset(
     ctx.name, ds, int(size), int(seed), int(seed2), ctx.attr("reshuffle_each_iteration")))
 
+_dataset_kernel("UnbatchDataset", lambda ctx: lambda ds: datasets.UnbatchDataset(ctx.name, ds))
+
 
 @register_kernel("PaddedBatchDatasetV2", ("CPU",), inexpensive=True, host_only=True)
 def _padded_batch(ctx):
@@ -105,6 +107,22 @@ def _generator(ctx):
         a, b = counts[0], counts[0] + counts[1]
         return datasets.GeneratorDataset(ctx.name, *fns, args[:a], args[a:b], args[b:b + counts[2]])
     return make
+
+
+@register_kernel("ReduceDataset", ("CPU",), kind=STEP, host_only=True)
+def _reduce(ctx):
+    """The state after `f(state, element)` over every element of the dataset."""
+    from ..runtime.functions import calls_from
+    fn = _lazy_function(ctx, "f")
+    n_state, single = len(ctx.attr("Tstate")), len(ctx.output_dtypes) == 1
+
+    def run(step, ds, *rest):
+        state, captured = list(rest[:n_state]), list(rest[n_state:])
+        with calls_from(step):
+            for element in ds.iterate():
+                state = list(fn(state + list(element) + captured))
+        return state[0] if single else tuple(state)
+    return run
 
 
 # -- iterators ---------------------------------------------------------------------------------

@@ -78,6 +78,11 @@ _dataset_op("SkipDataset", ["input_dataset: variant", "count: int64"])
 _dataset_op("PrefetchDataset", ["input_dataset: variant", "buffer_size: int64"],
             _struct(slack_period=0, legacy_autotune=True, buffer_size_min=0))
 _dataset_op("CacheDataset", ["input_dataset: variant", "filename: string"])
+_dataset_op("UnbatchDataset", ["input_dataset: variant"])
+register_op("ReduceDataset", ["input_dataset: variant", "initial_state: Tstate", "other_arguments: Targuments"],
+            ["components: output_types"],
+            attrs=_struct(f=REQUIRED, Tstate=REQUIRED, use_inter_op_parallelism=True, **_FUNC_ATTRS),
+            shape_fn=_get_next_shapes)
 
 # -- iterators ---------------------------------------------------------------------------------
 register_op("IteratorV2", [], ["handle: resource"],
@@ -97,6 +102,6 @@ register_op("IteratorToStringHandle", ["resource_handle: resource"], ["string_ha
 register_op("IteratorFromStringHandleV2", ["string_handle: string"], ["resource_handle: resource"],
             attrs={"output_types": [], "output_shapes": []}, shape_fn=shape_fns.scalar, is_stateful=True)
 
-for _name in DATASET_OPS + ["IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
+for _name in DATASET_OPS + ["ReduceDataset", "IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
                             "IteratorToStringHandle", "IteratorFromStringHandleV2"]:
     not_differentiable(_name)

@@ -35,6 +35,9 @@ class StructuredFunction:
             else:
                 if isinstance(ret, list):
                     ret = tuple(ret)
+                if ret is None or isinstance(ret, tuple) and not ret:  # no components: TF's op rejects its empty output_types
+                    raise ValueError(f"Attr 'output_types' of the op of {transformation} passed list of length 0 "
+                                     f"less than minimum 1.")
                 try:
                     ret = structure.map_structure(
                         lambda v: v if isinstance(v, Tensor) else convert_to_tensor(v), ret)

@@ -86,14 +86,14 @@ def test_batch_of_unequal_shapes_is_invalid_argument():
                 sess.run(x)
 
 
-def test_padded_batch_to_a_smaller_shape_is_invalid_argument():
+def test_padded_batch_to_a_smaller_shape_is_data_loss():  # TF's status for it
     g = tf.Graph()
     with g.as_default():
         ds = tf.data.Dataset.range(1, 5).map(lambda n: tf.range(n)).padded_batch(2, padded_shapes=[3])
         x = ds.make_one_shot_iterator().get_next()
         with tf.Session() as sess:
             assert sess.run(x).tolist() == [[0, 0, 0], [0, 1, 0]]
-            with pytest.raises(tf.errors.InvalidArgumentError, match="pad to a smaller size"):
+            with pytest.raises(tf.errors.DataLossError, match="pad to a smaller size"):
                 sess.run(x)
 
 
