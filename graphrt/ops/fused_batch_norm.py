@@ -22,10 +22,20 @@ _X_TYPES = {"T": (dtypes.float16, dtypes.float32, dtypes.float64)}
 
 def _shape(ctx):
     x = ctx.shape(0)
-    channels = None
+    channels = axis = None
     if x.ndims is not None:
-        fmt = ctx.attr("data_format")
-        channels = x.as_list()[1 if fmt.startswith("NC") else -1]
+        axis = 1 if ctx.attr("data_format").startswith("NC") else x.ndims - 1
+        channels = x.as_list()[axis]
+    if channels is None:  # TF's shape function takes it from scale and offset too, for y as well
+        for i in (1, 2):
+            s = ctx.shape(i)
+            if s.ndims == 1 and s[0] is not None:
+                channels = s[0]
+                break
+        if axis is not None and channels is not None:
+            dims = x.as_list()
+            dims[axis] = channels
+            x = TensorShape(dims)
     vec = TensorShape([channels])
     return [x] + [vec] * (len(ctx.op.outputs) - 1)
 

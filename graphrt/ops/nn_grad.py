@@ -98,6 +98,13 @@ def _elu_grad_grad(op, grad):
             math_ops.where(elu_x < 0, grad * op.inputs[0], array_ops.zeros_like(elu_x))]
 
 
+@register_gradient("SeluGrad")
+def _selu_grad_grad(op, grad):
+    selu_x = op.inputs[1]
+    return [apply_op("SeluGrad", [grad, selu_x]).outputs[0],
+            math_ops.where(selu_x < 0, grad * op.inputs[0], array_ops.zeros_like(selu_x))]
+
+
 @register_gradient("SoftplusGrad")
 def _softplus_grad_grad(op, grad):
     dy, x = op.inputs
@@ -136,10 +143,14 @@ def _softmax_xent_grad(op, grad_loss, grad_grad):
 
 @register_gradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op, grad_loss, grad_grad):
-    backprop = apply_op("PreventGradient", [op.outputs[1]], message=(
-        "Currently there is no way to take the second derivative of sparse_softmax_cross_entropy_with_logits "
-        "due to the fused implementation's interaction with tf.gradients()")).outputs[0]
-    return [_broadcast_mul(grad_loss, backprop), None]
+    """d loss/d logits is the backprop output; its own gradient is softmax's (TF 2's rule)."""
+    grad = _broadcast_mul(grad_loss, op.outputs[1])
+    logits = op.inputs[0]
+    if not _is_zero(grad_grad):
+        sm = apply_op("Softmax", [logits]).outputs[0]
+        grad += (grad_grad - array_ops.squeeze(
+            math_ops.matmul(array_ops.expand_dims(grad_grad, 1), array_ops.expand_dims(sm, 2)), axis=1)) * sm
+    return [grad, None]
 
 
 @register_gradient("L2Loss")

@@ -176,6 +176,8 @@ def _softmax(ctx):
 
     def softmax(x):
         _require_rank_at_least_1(x, name)
+        if x.size == 0:  # no classes (or no rows): nothing to normalize, as TF
+            return xp.empty_like(x)
         e = x - x.max(axis=-1, keepdims=True)
         xp.exp(e, out=e)
         e /= e.sum(axis=-1, keepdims=True)
@@ -190,6 +192,8 @@ def _log_softmax(ctx):
 
     def log_softmax(x):
         _require_rank_at_least_1(x, name)
+        if x.size == 0:
+            return xp.empty_like(x)
         shifted = x - x.max(axis=-1, keepdims=True)
         shifted -= xp.log(xp.exp(shifted).sum(axis=-1, keepdims=True))
         return shifted
@@ -315,9 +319,10 @@ def _in_top_k(ctx):
         valid = (targets >= 0) & (targets < classes)
         t = xp.where(valid, targets, 0)
         target_pred = predictions[xp.arange(batch), t]
-        # a target is in the top k if fewer than k classes have a strictly larger prediction
+        # a target is in the top k if fewer than k classes have a strictly larger prediction;
+        # TF cannot say (false) when any prediction of the row is not finite
         larger = (predictions > target_pred[:, None]).sum(axis=1)
-        return valid & xp.isfinite(target_pred) & (larger < k)
+        return valid & xp.isfinite(predictions).all(axis=1) & (larger < k)
     return in_top_k
 
 
@@ -336,8 +341,14 @@ def _top_k(ctx):
             raise errors.InvalidArgumentError(f"input must have at least k columns. Had {x.shape[-1]}, needed {k}",
                                               node=name)
         # stable sort of the negation: largest first, ties in index order (as TF)
-        key = -x if x.dtype.kind in "fi" else -(x.astype(np.int64))
-        idx = xp.argsort(key, axis=-1, kind="stable")[..., :k]
+        key = -x if x.dtype.kind == "f" else -(x.astype(np.int64))  # int8 -(-128) would overflow
+        idx = xp.argsort(key, axis=-1, kind="stable")
+        if x.dtype.kind == "f" and k > 1:
+            # TF ranks NaN above everything for k > 1 (argsort puts it last): move NaNs first, stably;
+            # its k == 1 path (a max) skips NaN, as argsort does
+            nan_first = xp.argsort(~xp.isnan(xp.take_along_axis(x, idx, axis=-1)), axis=-1, kind="stable")
+            idx = xp.take_along_axis(idx, nan_first, axis=-1)
+        idx = idx[..., :k]
         return xp.take_along_axis(x, idx, axis=-1), idx.astype(np.int32)
     return top_k
 
@@ -652,8 +663,9 @@ def _pool_attrs(ctx):
 
 
 def _lowest(dtype):
+    """TF's max pooling starts from the lowest finite value (so an all -inf window gives it)."""
     dtype = np.dtype(dtype)
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
 
 
 @register_kernel("MaxPool", ALL_DEVICES)
@@ -669,7 +681,7 @@ def _max_pool(ctx):
         geo = geometry(x.shape[1], x.shape[2], kh, kw, name)
         xpad = _pad_input(xp, x, geo, lowest)  # padding never wins the max
         taps = geo.taps
-        out = xpad[taps[0]].copy()
+        out = xp.maximum(xpad[taps[0]], lowest)
         for tap in taps[1:]:
             xp.maximum(out, xpad[tap], out=out)
         return out
@@ -690,6 +702,14 @@ def _route_to_max(xp, xpad, y, g, taps, emit):
             xp.subtract(g, routed, out=g)  # routed: nothing left for later taps of this window
 
 
+def _for_routing(xp, x, lowest):
+    """(input, padding fill) for finding window maxima in the gradients: the forward pass
+    clamps at `lowest`, so -inf inputs count as `lowest` while padding stays below it."""
+    if x.dtype.kind != "f":
+        return x, lowest
+    return xp.maximum(x, lowest), -np.inf
+
+
 @register_kernel("MaxPoolGrad", ALL_DEVICES)
 def _max_pool_grad(ctx):
     xp = ctx.xp
@@ -706,7 +726,8 @@ def _max_pool_grad(ctx):
             raise errors.InvalidArgumentError(
                 f"MaxPoolGrad: orig_output {list(y.shape)} and grad {list(dy.shape)} must have the pooled "
                 f"shape {list(want)}", node=name)
-        xpad = _pad_input(xp, x, geo, lowest)
+        xr, fill = _for_routing(xp, x, lowest)
+        xpad = _pad_input(xp, xr, geo, fill)
         if geo.tiles:
             dx = xp.empty(xpad.shape, dtype=dy.dtype)  # every element is written by exactly one tap
 
@@ -743,7 +764,8 @@ def _max_pool_grad_grad(ctx):
             raise errors.InvalidArgumentError(f"MaxPoolGradGrad: grad {list(g.shape)} must have the shape of "
                                               f"orig_input {list(x.shape)}", node=name)
         geo = geometry(x.shape[1], x.shape[2], kh, kw, name)
-        xpad = _pad_input(xp, x, geo, lowest)
+        x, fill = _for_routing(xp, x, lowest)
+        xpad = _pad_input(xp, x, geo, fill)
         gpad = _pad_input(xp, g, geo, 0)
         out = xp.zeros(y.shape, dtype=g.dtype)
         # the first max of each window picks which input's grad the output gets

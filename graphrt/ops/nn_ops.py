@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from .. import errors
 from ..framework import dtypes
 from ..framework.constant_value import constant_value
 from ..framework.graph import get_default_graph
@@ -65,6 +66,9 @@ def _check_4(values, attr, op_type):
 def _spatial(in_size, k, stride, padding):
     if in_size is None or k is None:
         return None
+    if padding == "VALID" and in_size < k:
+        # TF's shape function subtracts first (the kernel alone would give an empty output)
+        raise ValueError(f"Negative dimension size caused by subtracting {k} from {in_size}")
     return windowed_output_size(in_size, k, stride, padding)[0]
 
 
@@ -228,6 +232,8 @@ def _conv2d_backprop_input_shape(ctx):
     if not dy.dim(3).is_compatible_with(flt[3]):
         raise ValueError(f"Dimensions must be equal, but are {dy[3]} and {flt[3]}")
     _check_backprop_geometry(out, flt, dy, strides, padding, dilations)
+    if out[0] is None and dy[0] is not None:  # TF's shape function takes the batch from out_backprop
+        out = TensorShape([dy[0]] + out.dims[1:])
     return out
 
 
@@ -433,7 +439,10 @@ def _softmax(op_type, logits, axis, name):
     if axis is None:
         axis = -1
     if is_tensor_like(axis):
-        raise ValueError("graphrt's softmax needs a Python int axis")
+        value = constant_value(convert_to_tensor(axis))
+        if value is None:
+            raise ValueError("graphrt's softmax needs an axis whose value is known when the graph is built")
+        axis = value
     axis = int(axis)
     shape = logits.shape
     rank = shape.ndims
@@ -442,8 +451,9 @@ def _softmax(op_type, logits, axis, name):
     if rank is None:
         raise ValueError(f"{op_type}: axis {axis} other than -1 needs a logits tensor of known rank")
     if not -rank <= axis < rank:
-        raise ValueError(f"Dimension ({axis}) must be in the range [{-rank}, {rank}), where {rank} is the "
-                         f"number of dimensions in the input.")
+        raise errors.InvalidArgumentError(
+            None, None, f"`dim` must be in the range [{-rank}, {rank}) where {rank} is the number of dimensions "
+            f"in the input. Received: dim={axis}")
     from .array_ops import transpose
     # like TF: swap `axis` with the last dimension, apply on the last axis, swap back
     perm = _static_perm_swap_last(rank, axis % rank)
@@ -469,30 +479,25 @@ def log_softmax(logits, axis=None, name=None, dim=None):
 
 def _flatten_outer_dims(t):
     """Reshapes to [-1, last dim], keeping the static shape where it is known (TF's helper)."""
-    from .array_ops import concat, reshape, shape as shape_op, slice as slice_op
+    from .array_ops import concat, reshape, shape as shape_op, slice as slice_op, stack
     s = t.shape
     if s.ndims is not None and s[-1] is not None:
         out = reshape(t, [-1, s[-1]])
     else:
         rank_t = apply_op("Rank", [t]).outputs[0]
-        last = slice_op(shape_op(t), _as_vector(math_ops.subtract(rank_t, 1)), [1])
+        last = slice_op(shape_op(t), stack([math_ops.subtract(rank_t, 1)]), [1])
         out = reshape(t, concat([[-1], last], 0))
     if s.ndims is not None and all(d is not None for d in s.as_list()[:-1]):
         out.set_shape([int(np.prod(s.as_list()[:-1], dtype=np.int64)), s[-1]])
     return out
 
 
-def _as_vector(scalar):
-    from .array_ops import reshape
-    return reshape(scalar, [1])
-
-
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
     """Softmax cross-entropy per example; gradients flow into both labels and logits.
 
-    For rank-2 inputs over the last axis the op is applied directly (TF reshapes
-    to rank 2 unconditionally; the values are the same, with fewer nodes).
-    Other ranks are flattened to [-1, classes] and `axis` is moved last, as TF does.
+    Built as TF builds it: `axis` moved last, both flattened to [-1, classes]
+    (Reshape, Reshape_1), the op, and the loss reshaped back (Reshape_2);
+    float16 logits are computed in float32 and the loss cast back.
     """
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'.")
@@ -504,7 +509,9 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     with g.name_scope(name or "softmax_cross_entropy_with_logits") as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
-        labels = math_ops.cast(labels, logits.dtype.base_dtype)
+        half = logits.dtype.base_dtype == dtypes.float16
+        precise = math_ops.cast(logits, dtypes.float32) if half else logits
+        labels = math_ops.cast(labels, precise.dtype.base_dtype)
         shape = logits.shape
         rank = shape.ndims
         if rank is not None:
@@ -514,29 +521,27 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
                 raise ValueError(f"Dimension ({axis}) must be in the range [{-rank}, {rank}), where {rank} "
                                  f"is the number of dimensions in the input.")
             axis %= rank
-        if rank == 2 and axis == 1:
-            return apply_op("SoftmaxCrossEntropyWithLogits", [logits, labels], name=scope).outputs[0]
-        from .array_ops import reshape, shape as shape_op, slice as slice_op, transpose
+        from .array_ops import reshape, shape as shape_op, slice as slice_op, stack, transpose
         if axis != -1 and axis != (rank - 1 if rank is not None else -1):
             if rank is None:
                 raise ValueError("softmax_cross_entropy_with_logits: an axis other than -1 needs logits "
                                  "of known rank")
             perm = list(range(rank))
             perm = np.array(perm[:axis] + perm[axis + 1:] + [axis], dtype=np.int32)
-            logits = transpose(logits, perm)
+            precise = transpose(precise, perm)
             labels = transpose(labels, perm)
-        input_shape = shape_op(logits)
-        flat_logits = _flatten_outer_dims(logits)
+        rank_t = apply_op("Rank", [precise]).outputs[0]
+        input_shape = shape_op(precise)
+        flat_logits = _flatten_outer_dims(precise)
         flat_labels = _flatten_outer_dims(labels)
         cost = apply_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels], name=scope).outputs[0]
-        rank_t = apply_op("Rank", [logits]).outputs[0]
-        out_shape = slice_op(input_shape, [0], _as_vector(math_ops.subtract(rank_t, 1)))
+        out_shape = slice_op(input_shape, [0], stack([math_ops.subtract(rank_t, 1)]))
         cost = reshape(cost, out_shape)
         if rank is not None:
             dims = shape.as_list()
             del dims[axis]
             cost.set_shape(dims)
-        return cost
+        return math_ops.cast(cost, dtypes.float16) if half else cost
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None):
@@ -547,7 +552,9 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     if labels is None or logits is None:
         raise ValueError("Both labels and logits must be provided.")
     from .array_ops import stop_gradient
-    axis = dim if axis is None else axis
+    if axis is not None:  # `dim` defaults to -1, so TF's argument lookup rejects any `axis`
+        raise ValueError("Cannot specify both 'dim' and 'axis'.")
+    axis = dim
     with get_default_graph().name_scope(name or "softmax_cross_entropy_with_logits_sg") as scope:
         labels = stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=axis, name=scope)
@@ -581,17 +588,26 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError(f"Shape mismatch: The shape of labels (received {ls}) should equal the shape "
                              f"of logits except for the last dimension (received {gs}).")
         op_name = name or "SparseSoftmaxCrossEntropyWithLogits"
+        # as TF: float16 logits are computed in float32 and the loss cast back
+        half = logits.dtype.base_dtype == dtypes.float16
+        precise = math_ops.cast(logits, dtypes.float32) if half else logits
         if gs.ndims == 2:
-            return apply_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels], name=op_name).outputs[0]
-        from .array_ops import reshape, shape as shape_op
+            cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", [precise, labels], name=op_name).outputs[0]
+            return math_ops.cast(cost, dtypes.float16) if half else cost
+        from .array_ops import gather, reshape, shape as shape_op, stack
         labels_shape = shape_op(labels)
-        flat_logits = _flatten_outer_dims(logits)
+        if gs.ndims is not None and gs[-1] is not None:
+            flat_logits = reshape(precise, [-1, gs[-1]])
+        else:
+            rank_t = apply_op("Rank", [logits]).outputs[0]
+            num_classes = gather(shape_op(logits), math_ops.subtract(rank_t, 1))
+            flat_logits = reshape(precise, stack([-1, num_classes]))
         flat_labels = reshape(labels, [-1])
         cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels],
                         name=op_name).outputs[0]
         cost = reshape(cost, labels_shape)
         cost.set_shape(ls)
-        return cost
+        return math_ops.cast(cost, dtypes.float16) if half else cost
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -624,6 +640,9 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     with get_default_graph().name_scope(name or "logistic_loss") as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
+        if not labels.shape.is_compatible_with(logits.shape):
+            raise ValueError(f"`logits` and `labels` must have the same shape, received ({logits.shape} vs "
+                             f"{labels.shape}).")
         log_weight = 1 + (pos_weight - 1) * labels
         return math_ops.add(
             (1 - labels) * logits,
@@ -773,6 +792,14 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     axis = dim if axis is None else axis
     with get_default_graph().name_scope(name or "l2_normalize") as scope:
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            # the norm of |x|^2 = re^2 + im^2, applied to both parts (TF's composition)
+            re, im = math_ops.real(x), math_ops.imag(x)
+            square_sum = math_ops.real(math_ops.reduce_sum(math_ops.square(re) + math_ops.square(im), axis,
+                                                           keepdims=True))
+            x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+            return math_ops.complex(math_ops.multiply(re, x_inv_norm), math_ops.multiply(im, x_inv_norm),
+                                    name=scope)
         square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
         x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
         return math_ops.multiply(x, x_inv_norm, name=scope)
@@ -780,10 +807,11 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 
 def in_top_k(predictions, targets, k, name=None):
     """Whether each target class is among the top k predictions of its row (ties count as in)."""
-    with get_default_graph().name_scope(name or "in_top_k") as scope:
+    with get_default_graph().name_scope(name or "in_top_k"):
         targets = convert_to_tensor(targets, name="targets")
         k = convert_to_tensor(k, dtype=targets.dtype.base_dtype, name="k")
-        return apply_op("InTopKV2", [predictions, targets, k], name=scope).outputs[0]
+        # TF names the op after `name` inside the scope of the same name: in_top_k/InTopKV2, it/it
+        return apply_op("InTopKV2", [predictions, targets, k], name=name or "InTopKV2").outputs[0]
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
@@ -808,10 +836,17 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         if len(params) != 1:
             raise NotImplementedError("graphrt's embedding_lookup supports a single params tensor, not shards")
         params = params[0]
-    if max_norm is not None:
-        raise NotImplementedError("embedding_lookup(max_norm=...) is not supported")
+    from .array_ops import identity
     with get_default_graph().name_scope(name or "embedding_lookup") as scope:
-        return gather(params, ids, name=scope)
+        result = gather(params, ids, name=scope)
+        if max_norm is not None:
+            # each embedding (the dimensions after the ids') clipped to l2-norm max_norm, as TF's _clip
+            from .clip_ops import clip_by_norm
+            ids_rank, params_rank = convert_to_tensor(ids).shape.ndims, result.shape.ndims
+            if ids_rank is None or params_rank is None:
+                raise NotImplementedError("embedding_lookup(max_norm=...) needs ids and params of known rank")
+            result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, params_rank)))
+        return identity(result)
 
 
 # -- Python API: convolution and pooling -------------------------------------------------------
@@ -893,7 +928,7 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
         value = expand_dims(value, 1)
         filters = expand_dims(filters, 0)
         result = conv2d(value, filters, strides=[1, 1, int(stride), 1], padding=padding, dilations=[1, 1, rate, 1])
-        return squeeze(result, [1], name=scope)
+        return squeeze(result, [1])
 
 
 def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa: A002
@@ -960,7 +995,7 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
-    return max_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+    return max_pool(input, ksize, strides, padding, data_format=data_format, name=name or "MaxPool2d")
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
@@ -1161,7 +1196,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
         raise ValueError(f"graphrt's fused_batch_norm supports data_format NHWC and NCHW, got {data_format!r}")
     if not is_training and (mean is None or variance is None):
         raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when is_training is False.")
-    with get_default_graph().name_scope(name or "FusedBatchNorm") as scope:
+    with get_default_graph().name_scope(name or "FusedBatchNormV3") as scope:
         x = convert_to_tensor(x, name="input")
         scale = convert_to_tensor(scale, name="scale")
         offset = convert_to_tensor(offset, name="offset")
@@ -1169,8 +1204,6 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, 
             mean = constant([], dtype=scale.dtype.base_dtype)
         if variance is None:
             variance = constant([], dtype=scale.dtype.base_dtype)
-        # TF's kernel floors epsilon at 1.001e-5 (cuDNN's minimum, applied on every device).
-        epsilon = epsilon if epsilon > 1.001e-5 else 1.001e-5
         op = apply_op("FusedBatchNormV3", [x, scale, offset, mean, variance], name=scope, epsilon=float(epsilon),
                       exponential_avg_factor=float(exponential_avg_factor), data_format=data_format,
                       is_training=bool(is_training))
