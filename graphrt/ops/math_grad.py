@@ -176,10 +176,12 @@ def _next_after_grad(op, grad):
 
 @register_gradient("Pow")
 def _pow_grad(op, grad):
-    x, y = op.inputs
-    z = op.outputs[0]
+    # conjugates, as TF's (the tensors themselves for real types)
+    x, y = (math_ops.conj(t) for t in op.inputs)
+    z = math_ops.conj(op.outputs[0])
     gx = grad * y * math_ops.pow(x, y - array_ops.ones_like(y))
-    positive = math_ops.greater(x, array_ops.zeros_like(x))
+    # TF's mask: x != 0 for complex x (complex numbers are not ordered), x > 0 otherwise
+    positive = (math_ops.not_equal if x.dtype.is_complex else math_ops.greater)(x, array_ops.zeros_like(x))
     safe_x = math_ops.where_v2(positive, x, array_ops.ones_like(x))
     log_x = math_ops.where_v2(positive, math_ops.log(safe_x), array_ops.zeros_like(x))
     gy = grad * z * log_x
@@ -597,4 +599,5 @@ def _cumprod_grad(op, grad):
     x, axis = op.inputs
     out = math_ops.cumsum(op.outputs[0] * grad, axis, exclusive=op.get_attr("exclusive"),
                           reverse=not op.get_attr("reverse"))
-    return [math_ops.realdiv(out, x), None]
+    from .extra_ops import div_no_nan
+    return [div_no_nan(out, x), None]  # as TF: 0, not NaN, where x is 0

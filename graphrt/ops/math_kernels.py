@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from .. import errors
+from ..framework import dtypes
 from ..framework.registry import register_kernel
 from .blas import blas_kernel
 
@@ -246,10 +247,10 @@ def _div(ctx):
     return xp.true_divide
 
 
-def _truncate_div(xp, name=None):
+def _truncate_div(xp, name=None, error=errors.InvalidArgumentError):
     def fn(x, y):
         if xp.any(y == 0):
-            raise errors.InvalidArgumentError("Integer division by zero", node=name)
+            raise error("Integer division by zero", node=name)
         q = xp.abs(x) // xp.abs(y)
         return (xp.sign(x) * xp.sign(y) * q).astype(x.dtype)
     return fn
@@ -257,7 +258,8 @@ def _truncate_div(xp, name=None):
 
 @register_kernel("TruncateDiv", ALL_DEVICES)
 def _truncatediv(ctx):
-    return _truncate_div(ctx.xp, ctx.name) if ctx.input_dtypes[0].is_integer else \
+    # TF's TruncateDiv fails an integer division by zero with an InternalError (as TruncateMod)
+    return _truncate_div(ctx.xp, ctx.name, errors.InternalError) if ctx.input_dtypes[0].is_integer else \
         (lambda x, y: ctx.xp.trunc(x / y).astype(x.dtype))
 
 
@@ -270,7 +272,19 @@ def _pow(ctx):
                 raise errors.InvalidArgumentError("Integers to negative integer powers are not allowed")
             return xp.power(x, y)
         return int_pow
-    return xp.power
+
+    def float_pow(x, y):
+        out = xp.power(x, y)
+        # C's pow(-inf, y) for a y that is not an odd integer is +inf (y > 0) or +0 (y < 0); numpy gives NaN
+        # for a non-integer y (TF's kernels follow C)
+        neg_inf = xp.isneginf(x)
+        if xp.any(neg_inf):
+            fractional = neg_inf & (y != xp.floor(y)) & xp.isfinite(y)
+            out = xp.where(fractional, xp.where(y > 0, xp.inf, 0.0), out).astype(out.dtype, copy=False)
+        return out
+    if ctx.input_dtypes[0].is_complex:
+        return xp.power
+    return float_pow
 
 
 @register_kernel("SquaredDifference", ALL_DEVICES, fresh_outputs=True)
@@ -535,14 +549,25 @@ def _arg_kernel(op_type, fn_name):
         out = ctx.output_dtypes[0].np
         name = ctx.name
 
+        # TF's reducers never select a NaN (numpy's select the first); an all-NaN slice gives 0 as numpy's do
+        nan_fill = (-np.inf if fn_name == "argmax" else np.inf) if ctx.input_dtypes[0].is_floating else None
+        xp = ctx.xp
+
         def arg(x, axis):
             axis = int(axis)
+            if nan_fill is not None:
+                nan = xp.isnan(x)
+                if nan.any():
+                    x = xp.where(nan, x.dtype.type(nan_fill), x)
             if not -x.ndim <= axis < max(x.ndim, 1):
                 raise errors.InvalidArgumentError(
                     f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got {axis}", node=name)
             if x.shape and x.shape[axis] == 0:
                 raise errors.InvalidArgumentError(f"Reduction axis {axis} is empty in shape {list(x.shape)}",
                                                   node=name)
+            if nan_fill is not None and x.shape[axis] and nan.any():
+                # an all-NaN slice: the -inf/inf fill ties with nothing, so its first NaN (0), as TF
+                return xp.where(nan.all(axis=axis), 0, fn(x, axis=axis)).astype(out, copy=False)
             return fn(x, axis=axis).astype(out, copy=False)
         return arg
     return factory
@@ -560,11 +585,29 @@ def _cast(ctx):
     if src.base_dtype == dst.base_dtype:
         return lambda x: x
     target = dst.np
-    if src.is_floating and dst.is_integer:
+    if dst.base_dtype == dtypes.string or src.base_dtype == dtypes.string:
+        name = ctx.name
+
+        def unsupported(x):
+            raise errors.UnimplementedError(f"Cast {src.base_dtype.name} to {dst.base_dtype.name} is not supported",
+                                            node=name)
+        return unsupported
+    if src.is_floating and dst.base_dtype in (dtypes.int32, dtypes.int64):
+        xp = ctx.xp
+        low, high = float(dst.min), -float(dst.min)
+
         def float_to_int(x):
-            # numpy warns and gives platform garbage for NaN/inf; TF gives the type's min
-            return ctx.xp.nan_to_num(x, nan=0, posinf=dst.max, neginf=dst.min).astype(target)
+            # numpy warns and gives platform garbage; TF's conversion (x86's) gives the type's min for
+            # NaN, infinities and anything out of range
+            invalid = ~((x >= low) & (x < high))
+            if xp.any(invalid):
+                x = xp.where(invalid, low, x)
+            return x.astype(target)
         return float_to_int
+    if src.is_floating and dst.is_integer:
+        def float_to_small_int(x):
+            return ctx.xp.nan_to_num(x, nan=0, posinf=dst.max, neginf=dst.min).astype(target)
+        return float_to_small_int
     return lambda x: x.astype(target)
 
 
@@ -710,7 +753,7 @@ def _cumulative(op_type, fn_name):
             if reverse:
                 x = xp.flip(x, axis)
             out = fn(x, axis=axis, dtype=x.dtype)
-            if exclusive:
+            if exclusive and x.shape[axis]:
                 out = xp.roll(out, 1, axis=axis)
                 index = [slice(None)] * x.ndim
                 index[axis] = 0

@@ -15,6 +15,9 @@ FLOAT = dtypes.FLOATING + (dtypes.complex64, dtypes.complex128)
 NUMERIC = dtypes.NUMERIC
 REAL = dtypes.FLOATING + dtypes.INTEGER
 INDEX = (dtypes.int32, dtypes.int64)  # axes, shapes, indices: TF accepts only these
+# TF's op defs' type lists (so a bool, string or unsigned input TF rejects is a TypeError at build)
+SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
+SIGNED_NUMERIC = FLOAT + SIGNED  # Neg, Pow, Sign, Round, Reciprocal: no unsigned types
 
 # -- declarations ---------------------------------------------------------------
 
@@ -24,6 +27,11 @@ BINARY_OPS = ["AddV2", "Add", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "Floor
               "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"]
 # the types TF's op defs allow, where they do not allow every type
 _BINARY_TYPES = {
+    **{_name: NUMERIC for _name in ("AddV2", "Sub", "Mul", "Div", "FloorDiv", "TruncateDiv")},
+    "Add": FLOAT + SIGNED + (dtypes.uint8, dtypes.string),
+    "Pow": SIGNED_NUMERIC,
+    **{_name: REAL for _name in ("FloorMod", "Maximum", "Minimum")},
+    "SquaredDifference": FLOAT + (dtypes.int32, dtypes.int64),
     "RealDiv": FLOAT,  # TF has RealDiv kernels only for floating and complex types (tf.div/truediv cast ints first)
     "TruncateMod": (dtypes.int32, dtypes.int64) + dtypes.FLOATING,
     "Atan2": dtypes.FLOATING,
@@ -42,7 +50,9 @@ UNARY_OPS = ["Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Ta
 _FLOAT_ONLY = {"Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Tanh", "Sigmoid", "Sin", "Cos", "Expm1", "Erf",
                "Floor", "Ceil", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}
 _UNARY_TYPES = {**{_name: FLOAT for _name in _FLOAT_ONLY},
-                "Erfc": dtypes.FLOATING, "Rint": dtypes.FLOATING,  # (TF has no complex kernels for these)
+                **{_name: dtypes.FLOATING for _name in ("Floor", "Ceil", "Erf", "Erfc", "Rint")},
+                **{_name: SIGNED_NUMERIC for _name in ("Neg", "Sign", "Reciprocal", "Round")},
+                "Abs": dtypes.FLOATING + SIGNED, "Square": NUMERIC,
                 "Invert": dtypes.INTEGER}
 for _name in UNARY_OPS:
     register_op(_name, ["x: T"], ["y: T"], shape_fn=shape_fns.unchanged,
@@ -63,7 +73,8 @@ register_op("Complex", ["real: T", "imag: T"], ["out: Tout"], attrs={"Tout": dty
 
 COMPARISON_OPS = ["Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"]
 for _name in COMPARISON_OPS:
-    register_op(_name, ["x: T", "y: T"], ["z: bool"], shape_fn=shape_fns.broadcast)
+    register_op(_name, ["x: T", "y: T"], ["z: bool"], shape_fn=shape_fns.broadcast,
+                allowed_types=None if _name in ("Equal", "NotEqual") else {"T": REAL})
 register_op("LogicalAnd", ["x: bool", "y: bool"], ["z: bool"], shape_fn=shape_fns.broadcast)
 register_op("LogicalOr", ["x: bool", "y: bool"], ["z: bool"], shape_fn=shape_fns.broadcast)
 register_op("LogicalNot", ["x: bool"], ["y: bool"], shape_fn=shape_fns.unchanged)
@@ -72,22 +83,26 @@ register_op("MatMul", ["a: T", "b: T"], ["product: T"],
             attrs={"transpose_a": False, "transpose_b": False}, shape_fn=shape_fns.matmul,
             allowed_types={"T": FLOAT + (dtypes.int32, dtypes.int64)})
 register_op("BatchMatMulV2", ["x: T", "y: T"], ["output: T"], attrs={"adj_x": False, "adj_y": False},
-            shape_fn=shape_fns.batch_matmul)
+            shape_fn=shape_fns.batch_matmul,
+            allowed_types={"T": FLOAT + (dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16,
+                                         dtypes.uint32, dtypes.uint64)})
 
 REDUCTION_OPS = ["Sum", "Mean", "Max", "Min", "Prod", "All", "Any"]
 for _name in REDUCTION_OPS:
     _t = "bool" if _name in ("All", "Any") else "T"
     register_op(_name, [f"input: {_t}", "reduction_indices: Tidx"], [f"output: {_t}"],
                 attrs={"keep_dims": False, "Tidx": dtypes.int32}, shape_fn=shape_fns.reduction,
-                allowed_types={"Tidx": INDEX})
+                allowed_types={"Tidx": INDEX, **({"T": REAL if _name in ("Max", "Min") else NUMERIC}
+                                                 if _t == "T" else {})})
 
 for _name in ("ArgMax", "ArgMin"):
     register_op(_name, ["input: T", "dimension: Tidx"], ["output: output_type"],
                 attrs={"Tidx": dtypes.int32, "output_type": dtypes.int64}, shape_fn=shape_fns.arg_reduction,
-                allowed_types={"Tidx": INDEX, "output_type": INDEX})
+                allowed_types={"T": REAL + (dtypes.bool,), "Tidx": INDEX,
+                               "output_type": INDEX + ((dtypes.int16, dtypes.uint16) if _name == "ArgMax" else ())})
 
 register_op("Cast", ["x: SrcT"], ["y: DstT"], attrs={"Truncate": False}, shape_fn=shape_fns.unchanged)
-register_op("AddN", ["inputs: N * T"], ["sum: T"], shape_fn=shape_fns.merge_all_inputs)
+register_op("AddN", ["inputs: N * T"], ["sum: T"], shape_fn=shape_fns.merge_all_inputs, allowed_types={"T": NUMERIC})
 
 
 def _select_shape(ctx):
@@ -139,7 +154,6 @@ add = _binary("AddV2", "Add")
 subtract = _binary("Sub", "Sub")
 multiply = _binary("Mul", "Mul")
 realdiv = _binary("RealDiv", "RealDiv")
-floordiv = _binary("FloorDiv", "FloorDiv")
 floormod = _binary("FloorMod", "FloorMod")
 truncatediv = _binary("TruncateDiv", "TruncateDiv")
 maximum = _binary("Maximum", "Maximum")
@@ -176,7 +190,12 @@ sign = _unary("Sign")
 reciprocal = _unary("Reciprocal")
 floor = _unary("Floor")
 ceil = _unary("Ceil")
-round = _unary("Round")  # noqa: A001
+def round(x, name=None):  # noqa: A001 - the TF name
+    """Half to even; an integer tensor is returned itself (TF adds no op)."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.base_dtype.is_integer:
+        return x
+    return apply_op("Round", [x], name=name).outputs[0]
 sin = _unary("Sin")
 cos = _unary("Cos")
 erf = _unary("Erf")
@@ -344,9 +363,8 @@ logical_not = _unary("LogicalNot")
 
 
 def logical_xor(x, y, name="LogicalXor"):
-    g = get_default_graph()
-    with g.name_scope(name):
-        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+    """(x | y) & ~(x & y): three unnamed ops and the final LogicalAnd named `name`, as TF builds it."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
 def truediv(x, y, name=None):
@@ -358,7 +376,9 @@ def truediv(x, y, name=None):
             raise TypeError(f"x and y must have the same dtype, got {x.dtype.base_dtype.name} != "
                             f"{y.dtype.base_dtype.name}")
         dt = x.dtype.base_dtype
-        if dt.is_integer or dt.is_bool:
+        if dt.is_bool:
+            raise TypeError(f"Invalid dtype {dt!r} in __truediv__")  # (TF's _TRUEDIV_TABLE maps bool to None)
+        if dt.is_integer:
             target = dtypes.float32 if dt.size <= 2 else dtypes.float64
             x, y = cast(x, target), cast(y, target)
         return apply_op("RealDiv", [x, y], name=scope).outputs[0]
@@ -371,27 +391,37 @@ def divide(x, y, name=None):
 
 
 def div(x, y, name=None):
-    """TF1 `tf.div`: Python 2 semantics (floor division for integers)."""
-    x = convert_to_tensor(x, name="x")
-    if x.dtype.base_dtype.is_integer:
-        return floordiv(x, y, name=name)
-    return apply_op("RealDiv", [x, y], name=name or "div").outputs[0]
+    """TF1 `tf.div`: Python 2 semantics (floor division for integers); the op named like its scope."""
+    with get_default_graph().name_scope(name or "div") as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        if x.dtype.base_dtype.is_floating or x.dtype.base_dtype.is_complex:
+            return apply_op("RealDiv", [x, y], name=scope).outputs[0]
+        return apply_op("FloorDiv", [x, y], name=scope).outputs[0]
+
+
+def floordiv(x, y, name=None):
+    """x // y (TF's FloorDiv, named like its scope as TF's floordiv names it)."""
+    with get_default_graph().name_scope(name or "floordiv") as scope:
+        return apply_op("FloorDiv", [x, y], name=scope).outputs[0]
 
 
 def add_n(inputs, name=None):
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError("inputs must be a non-empty list of Tensors")
     if len(inputs) == 1:
-        from .array_ops import identity
-        return identity(inputs[0], name=name)
+        # TF returns a lone input itself (densified), through an Identity only when named
+        values = convert_to_tensor(inputs[0])
+        if name:
+            from .array_ops import identity
+            return identity(values, name=name)
+        return values
     return apply_op("AddN", [list(inputs)], name=name or "AddN").outputs[0]
 
 
 def cast(x, dtype, name=None):
     dtype = dtypes.as_dtype(dtype).base_dtype
-    if not is_tensor_like(x):
-        x = convert_to_tensor(x)
-    if x.dtype.base_dtype == dtype and isinstance(x, Tensor):
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
         return x
     with get_default_graph().name_scope(name or "Cast") as scope:
         x = convert_to_tensor(x, name="x")
@@ -424,7 +454,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
         ra, rb = a.shape.ndims, b.shape.ndims
-        if (ra is not None and ra > 2) or (rb is not None and rb > 2):
+        if ra is None or ra > 2 or rb is None or rb > 2:  # an unknown rank takes BatchMatMul, as in TF
             # BatchMatMul adjoints (conjugate transposes); a plain transpose is the adjoint of the conjugate.
             if transpose_a:
                 a, adjoint_a = conj(a), True
@@ -504,7 +534,8 @@ def _reduce(op_type, default_name):
         if op_type in ("All", "Any") and x.dtype.base_dtype != dtypes.bool:
             raise TypeError(f"reduce_{op_type.lower()} expects a bool tensor, got {x.dtype.base_dtype.name}")
         dims = _reduction_dims(x, axis)
-        return apply_op(op_type, [x, dims], name=name or default_name, keep_dims=keep).outputs[0]
+        return _may_reduce_to_scalar(keep, axis, apply_op(op_type, [x, dims], name=name or default_name,
+                                                           keep_dims=keep).outputs[0])
     fn.__name__ = f"reduce_{default_name.lower()}"
     return fn
 
@@ -518,19 +549,30 @@ reduce_all = _reduce("All", "All")
 reduce_any = _reduce("Any", "Any")
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    with get_default_graph().name_scope(name or "ReduceLogSumExp"):
+def _may_reduce_to_scalar(keepdims, axis, output):
+    """TF's: a reduction over every axis (axis None, no keepdims) is a scalar even of an input of unknown rank."""
+    if not output.shape.is_fully_defined() and not keepdims and axis is None:
+        output.set_shape(TensorShape([]))
+    return output
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+    """Built as TF builds it: the result is the final Add, named like the scope."""
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+    axis = reduction_indices if axis is None else axis
+    keepdims = bool(keepdims or keep_dims)
+    with get_default_graph().name_scope(name or "ReduceLogSumExp") as scope:
         x = convert_to_tensor(input_tensor)
-        from .array_ops import stop_gradient, zeros_like
+        from .array_ops import reshape, shape, stop_gradient, zeros_like
         raw_max = reduce_max(x, axis=axis, keepdims=True)
-        # as TF: an infinite max (all -inf, or +inf) shifts by 0, so the result is +-inf, not nan
+        # an infinite (or NaN) max shifts by 0, so the result is +-inf, not nan
         finite = less(abs(raw_max), np.array(np.inf, dtype=x.dtype.base_dtype.np))
         m = stop_gradient(where_v2(finite, raw_max, zeros_like(raw_max)))
-        out = log(reduce_sum(exp(x - m), axis=axis, keepdims=True)) + m
+        result = log(reduce_sum(exp(subtract(x, m)), axis=axis, keepdims=keepdims))
         if not keepdims:
-            from .array_ops import squeeze
-            out = squeeze(out, axis=None if axis is None else ([axis] if isinstance(axis, int) else list(axis)))
-        return out
+            m = reshape(m, shape(result))
+        return _may_reduce_to_scalar(keepdims, axis, add(result, m, name=scope))
 
 
 def _arg(op_type):
@@ -550,11 +592,20 @@ argmax = _arg("ArgMax")
 argmin = _arg("ArgMin")
 
 
-def count_nonzero(input_tensor, axis=None, keepdims=False, dtype=dtypes.int64, name=None):
+def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None, input=None):  # noqa: A002 - TF's deprecated alias
+    """As TF counts: int64 ones summed, then cast to `dtype` (no wrap-around in a narrow dtype's sum)."""
+    input_tensor = input if input_tensor is None else input_tensor
+    axis = reduction_indices if axis is None else axis
+    keepdims = bool(keep_dims if keepdims is None else keepdims)
     with get_default_graph().name_scope(name or "count_nonzero"):
-        x = convert_to_tensor(input_tensor)
-        zero = np.zeros((), dtype=x.dtype.np)
-        return reduce_sum(cast(not_equal(x, zero), dtype), axis=axis, keepdims=keepdims)
+        x = convert_to_tensor(input_tensor, name="input")
+        if x.dtype.base_dtype == dtypes.bool:
+            predicate = x
+        else:
+            from .array_ops import zeros
+            predicate = not_equal(x, zeros([], dtype=x.dtype.base_dtype))
+        return cast(reduce_sum(cast(predicate, dtypes.int64), axis=axis, keepdims=keepdims), dtype=dtype)
 
 
 # -- operator overloads on Tensor -----------------------------------------------------
@@ -567,6 +618,8 @@ def _overload(op_name, fn, reverse=False):
         # function body being built, which captures them: graph_of)
         g = graph_of([self, other])
         with g.as_default(), g.name_scope(op_name) as scope:
+            if op_name == "mul" and self.dtype.base_dtype == dtypes.bool:
+                return _bool_mul(self, other, scope)
             if not is_tensor_like(other):
                 other = convert_to_tensor(other, dtype=self.dtype.base_dtype, name="y")
             return fn(self, other, name=scope)
@@ -584,6 +637,28 @@ def _truediv_op(x, y, name):
     return truediv(x, y, name=name)
 
 
+def _bool_mul(x, y, name):
+    """TF's `*` with a bool tensor: both operands (the other unconverted, so 2.5 becomes 2) cast to int32 by
+    Cast ops (one even of an int32), multiplied, and the product cast back to bool (Mul has no bool kernel)."""
+    def to_int32(v):
+        return apply_op("Cast", [convert_to_tensor(v)], DstT=dtypes.int32).outputs[0]
+    product = multiply(to_int32(x), to_int32(y), name=name)
+    return apply_op("Cast", [product], DstT=dtypes.bool).outputs[0]
+
+
+def _mul_op(x, y, name):
+    if any(is_tensor_like(v) and v.dtype.base_dtype == dtypes.bool for v in (x, y)):
+        return _bool_mul(x, y, name)
+    return multiply(x, y, name=name)
+
+
+def _xor_op(x, y, name):
+    """TF's xor_: logical for bools (the final LogicalAnd named like the scope), bitwise otherwise."""
+    if x.dtype.base_dtype == dtypes.bool:
+        return logical_xor(x, y, name=name)
+    return bitwise_xor(x, y)
+
+
 def _and_op(x, y, name):
     """TF's and_: logical for bools, bitwise otherwise (`BitwiseAnd` in the operator's scope)."""
     if x.dtype.base_dtype == dtypes.bool:
@@ -597,19 +672,11 @@ def _or_op(x, y, name):
     return bitwise_or(x, y)
 
 
-def _xor(self, other):
-    if self.dtype.base_dtype == dtypes.bool:
-        return logical_xor(self, other)
-    g = graph_of([self, other])
-    with g.as_default(), g.name_scope("xor"):
-        return bitwise_xor(self, other)
-
-
 _OPERATORS = {
-    "add": ("add", add), "sub": ("sub", subtract), "mul": ("mul", multiply),
+    "add": ("add", add), "sub": ("sub", subtract), "mul": ("mul", _mul_op),
     "truediv": ("truediv", _truediv_op), "floordiv": ("floordiv", floordiv), "mod": ("mod", floormod),
     "pow": ("pow", pow), "matmul": ("matmul", lambda a, b, name: matmul(a, b, name=name)),
-    "and": ("and", _and_op), "or": ("or", _or_op),
+    "and": ("and", _and_op), "or": ("or", _or_op), "xor": ("xor", _xor_op),
 }
 
 
@@ -625,7 +692,6 @@ def _install_tensor_operators(cls):
     cls.__le__ = lambda self, other: less_equal(self, other)
     cls.__gt__ = lambda self, other: greater(self, other)
     cls.__ge__ = lambda self, other: greater_equal(self, other)
-    cls.__xor__ = _xor
 
 
 _install_tensor_operators(Tensor)
@@ -634,12 +700,12 @@ _install_tensor_operators(Tensor)
 # -- gradient helper ops (TF's *Grad ops: fewer nodes than composing them) ------------
 
 for _name in ("TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"):
-    register_op(_name, ["y: T", "dy: T"], ["z: T"], shape_fn=shape_fns.unchanged)
+    register_op(_name, ["y: T", "dy: T"], ["z: T"], shape_fn=shape_fns.unchanged, allowed_types={"T": FLOAT})
 
 for _name in ("Cumsum", "Cumprod"):
     register_op(_name, ["x: T", "axis: Tidx"], ["out: T"],
                 attrs={"exclusive": False, "reverse": False, "Tidx": dtypes.int32}, shape_fn=shape_fns.unchanged,
-                allowed_types={"Tidx": INDEX})
+                allowed_types={"T": NUMERIC, "Tidx": INDEX})
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
