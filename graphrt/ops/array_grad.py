@@ -53,11 +53,16 @@ def _squeeze_grad(op, grad):
 
 @register_gradient("Transpose")
 def _transpose_grad(op, grad):
+    conjugate = op.type == "ConjugateTranspose"
     perm = constant_value(op.inputs[1])
     if perm is not None:
-        inverse = np.argsort(np.asarray(perm)).astype(np.int32)
-        return [array_ops.transpose(grad, inverse), None]
-    return [array_ops.transpose(grad, array_ops.invert_permutation(op.inputs[1])), None]
+        perm = np.asarray(perm).ravel()
+        inverse = np.argsort(perm % max(len(perm), 1)).astype(np.int32)
+        return [array_ops.transpose(grad, inverse, conjugate=conjugate), None]
+    return [array_ops.transpose(grad, array_ops.invert_permutation(op.inputs[1]), conjugate=conjugate), None]
+
+
+register_gradient("ConjugateTranspose")(_transpose_grad)
 
 
 @register_gradient("Tile")
@@ -89,14 +94,18 @@ def _fill_grad(op, grad):
 @register_gradient("ConcatV2")
 def _concat_grad(op, grad):
     values = op.inputs[:-1]
-    axis_value = constant_value(op.inputs[-1])
-    if axis_value is None:
-        raise ValueError(f"The gradient of concat ({op.name}) needs a constant axis")
+    axis = op.inputs[-1]
+    axis_value = constant_value(axis)
+    if isinstance(grad, IndexedSlices):
+        return _concat_indexed_slices_grad(op, grad, values, axis, axis_value) + [None]
     rank = values[0].shape.ndims
     if rank is None:
         rank = grad.shape.ndims
-    if rank is None:
-        raise ValueError(f"The gradient of concat ({op.name}) needs inputs of known rank")
+    if axis_value is None or rank is None:
+        # As TF, an axis known only when the step runs is taken modulo the rank then.
+        non_neg = math_ops.floormod(axis, array_ops.rank(values[0]))
+        size_splits = array_ops.stack([array_ops.gather(array_ops.shape(v), non_neg) for v in values])
+        return list(array_ops.split(grad, size_splits, axis=non_neg, num=len(values))) + [None]
     axis = int(axis_value) % rank
     sizes = [v.shape[axis] for v in values]
     if all(s is not None for s in sizes):
@@ -105,6 +114,45 @@ def _concat_grad(op, grad):
         size_splits = array_ops.stack([array_ops.shape(v)[axis] for v in values])
     parts = array_ops.split(grad, size_splits, axis=axis, num=len(values))
     return list(parts) + [None]
+
+
+def _concat_indexed_slices_grad(op, grad, values, axis, axis_value):
+    """TF's IndexedSlices branch of _ConcatGradHelper: the inputs' gradients stay IndexedSlices."""
+    if axis_value is None:
+        raise ValueError("Can only compute IndexedSlices gradient with statically-known concat_dim")
+    axis_value = int(axis_value)
+    if axis_value < 0:
+        rank = values[0].shape.ndims
+        if rank is None:
+            raise ValueError("Can only compute IndexedSlices gradient with negative concat_dim when first value "
+                             "rank is statically-known.")
+        axis_value %= rank
+    # Known shapes are constants, as TF's shape() makes them (so the gradients keep static shapes).
+    sizes = [array_ops.constant(np.array(v.shape.as_list(), np.int32)) if v.shape.is_fully_defined()
+             else array_ops.shape(v) for v in values]
+    out = []
+    if axis_value > 0:
+        # Every input keeps all the indices, with its columns of the values.
+        begin = array_ops.zeros(array_ops.shape(sizes[0]), dtype=sizes[0].dtype)
+        mask = array_ops.one_hot(axis_value, array_ops.shape(sizes[0])[0], dtype=sizes[0].dtype)
+        for size in sizes:
+            new_values = array_ops.slice(grad.values, begin, array_ops.concat([[-1], size[1:]], 0))
+            out.append(IndexedSlices(new_values, grad.indices, size))
+            begin = math_ops.add(begin, size * mask)
+        return out
+    # Along axis 0 each input gets the rows that fall in its range.
+    start = array_ops.zeros([], dtype=grad.indices.dtype)
+    for size in sizes:
+        size_axis = array_ops.gather(size, 0)
+        if size_axis.dtype != grad.indices.dtype:
+            size_axis = math_ops.cast(size_axis, grad.indices.dtype)
+        end = start + size_axis
+        selected = array_ops.squeeze(array_ops.where_indices(
+            math_ops.logical_and(grad.indices >= start, grad.indices < end)), axis=[1])
+        out.append(IndexedSlices(array_ops.gather(grad.values, selected),
+                                 array_ops.gather(grad.indices, selected) - start, size))
+        start = end
+    return out
 
 
 @register_gradient("Split")
@@ -194,7 +242,12 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
                          f"{value.dtype.name}")
     if value.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}")
-    return array_ops.unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+    dense = array_ops.unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+    # TF's shape inference evaluates a constant dense_shape: the dense tensor's shape is static then.
+    known = constant_value(value.dense_shape)
+    if known is not None:
+        dense.set_shape(np.asarray(known).tolist())
+    return dense
 
 
 register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)

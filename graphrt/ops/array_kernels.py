@@ -87,7 +87,9 @@ def _rank(ctx):
 
 @register_kernel("ZerosLike", ALL_DEVICES)
 def _zeros_like(ctx):
-    return ctx.xp.zeros_like
+    xp = ctx.xp
+    # a string's zero is the empty string (numpy's zeros_like of bytes objects gives the int 0)
+    return lambda x: xp.full(x.shape, b"", dtype=object) if x.dtype == object else xp.zeros_like(x)
 
 
 @register_kernel("OnesLike", ALL_DEVICES)
@@ -154,15 +156,22 @@ def _squeeze(ctx):
 @register_kernel("Transpose", ALL_DEVICES, host_memory=("perm",))
 def _transpose(ctx):
     xp, name = ctx.xp, ctx.name
+    conjugate = ctx.op_type == "ConjugateTranspose"
 
     def transpose(x, perm):
         p = _shape_list(perm, name)
+        # TF counts a negative entry from the end
+        p = [d + x.ndim if -x.ndim <= d < 0 else d for d in p]
         if sorted(p) != list(range(x.ndim)):
             raise errors.InvalidArgumentError(f"transpose expects a vector of size {x.ndim}. But input(1) is a "
                                               f"vector of size {len(p)}" if len(p) != x.ndim else
                                               f"{p} is not a valid permutation", node=name)
-        return xp.transpose(x, p)
+        y = xp.transpose(x, p)
+        return xp.conj(y) if conjugate else y
     return transpose
+
+
+register_kernel("ConjugateTranspose", ALL_DEVICES, host_memory=("perm",))(_transpose)
 
 
 @register_kernel("InvertPermutation", ALL_DEVICES, host_memory=("x", "y"))
@@ -252,7 +261,8 @@ def _split_v(ctx):
                                               f"exactly if fully specified, or be less than the size of the input "
                                               f"along split_dim if not fully specified.  Got: {sum(sizes)}", node=name)
         bounds = np.cumsum(sizes)[:-1]
-        return tuple(xp.split(value, bounds, axis=axis))
+        parts = tuple(xp.split(value, bounds, axis=axis))
+        return parts if len(parts) != 1 else parts[0]  # an op of one output returns the array itself
     return split_v
 
 
@@ -393,11 +403,15 @@ def _where(ctx):
 def _pad(ctx):
     xp, name = ctx.xp, ctx.name
 
-    def pad(x, paddings, value=0):
+    def pad(x, paddings, value=None):
         p = np.asarray(paddings).reshape(-1, 2)
         if len(p) != x.ndim or (p < 0).any():
             raise errors.InvalidArgumentError(f"paddings must be a [{x.ndim}, 2] non-negative matrix, got "
                                               f"{p.tolist()}", node=name)
+        if x.ndim == 0:
+            return x.copy()
+        if value is None:  # Pad: the dtype's zero, the empty string for strings
+            value = b"" if x.dtype == object else 0
         return xp.pad(x, [(int(a), int(b)) for a, b in p], constant_values=value)
     return pad
 

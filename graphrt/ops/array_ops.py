@@ -158,17 +158,22 @@ def _transpose_shape(ctx):
         n = ctx.shape(1)[0] if ctx.shape(1).ndims == 1 else None
         return unknown_shape(shape.ndims if shape.ndims is not None else n)
     perm = [int(p) for p in np.asarray(perm).ravel()]
+    n = len(perm)
+    if any(not -n <= p < n for p in perm):
+        raise ValueError(f"perm dim {perm} out of range of input rank {n}")
     if shape.ndims is None:
-        return unknown_shape(len(perm))
-    if len(perm) != shape.ndims:
-        raise ValueError(f"Dimension must be {shape.ndims} but is {len(perm)}")
-    if sorted(perm) != list(range(len(perm))):
+        return unknown_shape(n)
+    if n != shape.ndims:
+        raise ValueError(f"Dimension must be {shape.ndims} but is {n}")
+    perm = [p % n for p in perm]  # TF counts a negative entry from the end
+    if sorted(perm) != list(range(n)):
         raise ValueError(f"{perm} is not a valid permutation")
     return TensorShape([shape[p] for p in perm])
 
 
-register_op("Transpose", ["x: T", "perm: Tperm"], ["y: T"], attrs={"Tperm": dtypes.int32},
-            shape_fn=_transpose_shape, allowed_types={"Tperm": INDEX})
+for _op in ("Transpose", "ConjugateTranspose"):
+    register_op(_op, ["x: T", "perm: Tperm"], ["y: T"], attrs={"Tperm": dtypes.int32},
+                shape_fn=_transpose_shape, allowed_types={"Tperm": INDEX})
 def _invert_permutation_shape(ctx):
     x = ctx.shape(0)
     if x.ndims is not None and x.ndims != 1:
@@ -320,37 +325,30 @@ def _strided_slice_shape(ctx):
         return _partial_strided_slice_shape(shape, s, {k: ctx.attr(k) for k in _STRIDED_ATTRS})
     index = strided_slice_index(b, e, s, {k: ctx.attr(k) for k in _STRIDED_ATTRS})
     dims = shape.as_list()
-    fake = np.empty([1 if d is None else d for d in dims], dtype=np.bool_)
-    try:
-        out = fake[index].shape
-    except IndexError as ex:
-        raise ValueError(f"slice index out of bounds: {ex}") from None
-    # unknown input dims stay unknown in the output unless they are shrunk away
-    result = list(out)
-    src_axis = 0
-    out_axis = 0
-    for item in index:
+    if sum(1 for it in index if it is Ellipsis) > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    consumed = sum(1 for it in index if it is not None and it is not Ellipsis)
+    if consumed > len(dims):
+        raise ValueError(f"Index out of range using input dim {len(dims)}; input has only {len(dims)} dims")
+    # Axis by axis: an unknown dimension stays unknown (its indices are checked when the step runs),
+    # a known one is sliced as numpy slices it.
+    result, axis = [], 0
+    for item in index + (Ellipsis,) * (Ellipsis not in index):
         if item is Ellipsis:
-            n = len(dims) - sum(1 for it in index if it is not None and it is not Ellipsis)
-            for _ in range(n):
-                if dims[src_axis] is None:
-                    result[out_axis] = None
-                src_axis += 1
-                out_axis += 1
+            n = len(dims) - consumed
+            result.extend(None if d is None else d for d in dims[axis:axis + n])
+            axis += n
         elif item is None:
-            out_axis += 1
+            result.append(1)
         elif isinstance(item, builtins.slice):
-            if dims[src_axis] is None:
-                result[out_axis] = None
-            src_axis += 1
-            out_axis += 1
+            d = dims[axis]
+            result.append(None if d is None else len(builtins.range(d)[item]))
+            axis += 1
         else:
-            src_axis += 1
-    while src_axis < len(dims):
-        if dims[src_axis] is None:
-            result[out_axis] = None
-        src_axis += 1
-        out_axis += 1
+            d = dims[axis]
+            if d is not None and not -d <= item < d:
+                raise ValueError(f"slice index {item} of dimension {axis} out of bounds")
+            axis += 1
     return TensorShape(result)
 
 
@@ -467,9 +465,13 @@ def _one_hot_shape(ctx):
     indices = ctx.shape(0)
     depth = ctx.constant(1)
     d = None if depth is None else int(depth)
+    axis = ctx.attr("axis")
+    if axis < -1:
+        raise ValueError(f"axis must be >= -1, got {axis}")
+    if d is not None and d < 0:
+        raise ValueError(f"depth must be non-negative, got: {d}")
     if indices.ndims is None:
         return TensorShape(None)
-    axis = ctx.attr("axis")
     dims = indices.as_list()
     if axis == -1:
         return TensorShape(dims + [d])
@@ -477,7 +479,8 @@ def _one_hot_shape(ctx):
 
 
 register_op("OneHot", ["indices: TI", "depth: int32", "on_value: T", "off_value: T"], ["output: T"],
-            attrs={"axis": -1, "TI": dtypes.int64}, shape_fn=_one_hot_shape)
+            attrs={"axis": -1, "TI": dtypes.int64}, shape_fn=_one_hot_shape,
+            allowed_types={"TI": (dtypes.uint8, dtypes.int8, dtypes.int32, dtypes.int64)})
 register_op("Where", ["input: T"], ["index: int64"], attrs={"T": dtypes.bool},
             shape_fn=lambda ctx: TensorShape([None, ctx.shape(0).ndims]))
 
@@ -657,7 +660,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 from .math_ops import range as range_op, subtract
                 rk = rank(a)
                 perm = subtract(subtract(rk, 1), range_op(0, rk, 1))
-        return apply_op("Transpose", [a, perm], name=scope).outputs[0]
+        op_type = "ConjugateTranspose" if conjugate and a.dtype.is_complex else "Transpose"
+        return apply_op(op_type, [a, perm], name=scope).outputs[0]
 
 
 def invert_permutation(x, name=None):
@@ -673,9 +677,9 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        with get_default_graph().name_scope(name) as scope:
+        with get_default_graph().name_scope(name):
             convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
-            return identity(values[0], name=scope)
+            return identity(values[0], name=name)  # TF's name: "concat/concat"
     return apply_op("ConcatV2", [list(values), axis], name=name).outputs[0]
 
 
@@ -752,7 +756,16 @@ def _slice_helper(tensor, slice_spec):
                             f"tf.int32/tf.int64 tensors are valid indices, got {s!r}")
     with get_default_graph().name_scope("strided_slice") as scope:
         if any_tensor:
-            packed = [stack([v if is_tensor_like(v) else np.int32(v) for v in vals]) for vals in (begin, end, strides)]
+            packed = []
+            for vals in (begin, end, strides):
+                # plain ints take the type of the tensors beside them, as TF's Pack infers it
+                wide = any(is_tensor_like(v) and convert_to_tensor(v).dtype.base_dtype == dtypes.int64 for v in vals)
+                dt = np.int64 if wide else np.int32
+                packed.append(stack([v if is_tensor_like(v) else dt(v) for v in vals]))
+            # TF casts the other specs to int64 when one holds an int64 tensor.
+            if any(p.dtype.base_dtype == dtypes.int64 for p in packed):
+                from .math_ops import cast
+                packed = [p if p.dtype.base_dtype == dtypes.int64 else cast(p, dtypes.int64) for p in packed]
         else:
             packed = [np.array(vals, dtype=np.int32) for vals in (begin, end, strides)]
         return strided_slice(tensor, packed[0], packed[1], packed[2], name=scope, **masks)
@@ -834,10 +847,20 @@ def batched_gather(params, indices, batch_dims, axis=None):
     return result
 
 
+def _holds_tensor(value):
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return is_tensor_like(value)
+
+
 def stack(values, axis=0, name="stack"):
     values = list(values)
-    if not values:
-        raise ValueError("stack requires at least one value")
+    if axis == 0 and not _holds_tensor(values):
+        # As TF: values without tensors are one constant (an empty list a float32 one of shape [0]).
+        return constant(values, name=name)
+    ndims = convert_to_tensor(values[0]).shape.ndims if is_tensor_like(values[0]) else np.ndim(values[0])
+    if ndims is not None and not -ndims - 1 <= axis <= ndims:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-ndims - 1}, {ndims + 1})")
     return apply_op("Pack", [values], name=name, axis=axis).outputs[0]
 
 
@@ -847,6 +870,8 @@ def unstack(value, num=None, axis=0, name="unstack"):
         shape = value.shape
         if shape.ndims is None:
             raise ValueError(f"Cannot infer num from shape {shape}")
+        if not -shape.ndims <= axis < shape.ndims:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-shape.ndims}, {shape.ndims})")
         num = shape[axis]
         if num is None:
             raise ValueError(f"Cannot infer num from shape {shape}")
@@ -905,9 +930,10 @@ def meshgrid(*args, **kwargs):
         raise TypeError(f"invalid keyword arguments: {', '.join(sorted(kwargs))}")
     if indexing not in ("xy", "ij"):
         raise ValueError("indexing parameter must be either 'xy' or 'ij'")
-    from .math_ops import multiply
+    ndim = len(args)
+    if not ndim:
+        return []
     with get_default_graph().name_scope(name):
-        ndim = len(args)
         ones_shape = (1,) * ndim
         outputs = [reshape(stack([x]) if convert_to_tensor(x).shape.ndims == 0 else x,
                            ones_shape[:i] + (-1,) + ones_shape[i + 1:]) for i, x in enumerate(args)]
@@ -918,7 +944,7 @@ def meshgrid(*args, **kwargs):
             outputs[1] = reshape(outputs[1], (-1, 1) + (1,) * (ndim - 2))
             sizes[0], sizes[1] = sizes[1], sizes[0]
         mult = ones(stack(sizes), dt)
-        return [multiply(x, mult) for x in outputs]
+        return [x * mult for x in outputs]  # TF's operator: ops named "mul"
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002

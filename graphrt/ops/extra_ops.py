@@ -546,10 +546,19 @@ def _sort_or_argsort(values, axis, direction, return_argsort, name):
             raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={_tensor_str(axis_t)}.")
         axis = int(axis_static)
         values = convert_to_tensor(values, name="values")
-        if direction == "ASCENDING":
-            out = _descending_sort(-values, axis, return_argsort)
-            return out if return_argsort else -out
-        return _descending_sort(values, axis, return_argsort)
+        if direction == "DESCENDING":
+            return _descending_sort(values, axis, return_argsort)
+        # TF's _ascending_sort: a descending sort of an order-reversing map that cannot overflow
+        dtype = values.dtype.base_dtype
+        if dtype.is_unsigned:
+            offset = np.array(dtype.max, dtype=dtype.np)
+            out = _descending_sort(offset - values, axis, return_argsort)
+            return out if return_argsort else offset - out
+        if dtype.is_integer:
+            out = _descending_sort(-values - 1, axis, return_argsort)
+            return out if return_argsort else -out - 1
+        out = _descending_sort(-values, axis, return_argsort)
+        return out if return_argsort else -out
 
 
 def _descending_sort(values, axis, return_argsort):
