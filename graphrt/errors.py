@@ -32,14 +32,16 @@ class OpError(Exception):
     error_code = UNKNOWN
 
     def __init__(self, *args, node=None, device=None, key=None):
-        if len(args) == 3:  # TensorFlow's signature: (node_def, op, message)
-            node_def, op, message = args
+        if len(args) in (3, 4):  # TensorFlow's signature: (node_def, op, message[, error_code])
+            node_def, op, message = args[:3]
+            if len(args) == 4:
+                self.error_code = args[3]
             if node is None and op is not None:
                 node = getattr(op, "name", None)
         elif len(args) == 1:
             node_def, op, message = None, None, args[0]
         else:
-            raise TypeError(f"{type(self).__name__} takes (message) or (node_def, op, message)")
+            raise TypeError(f"{type(self).__name__} takes (message) or (node_def, op, message[, error_code])")
         super().__init__(message)
         self.message = str(message)
         self.node_def = node_def

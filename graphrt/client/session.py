@@ -191,21 +191,27 @@ class BaseSession:
         if not fetch_tensors and not handler.targets:
             # Nothing to compute: every fetch is fed (or there are none), as TF's client
             # answers without running a step.
-            args = [_convert_feed(t, v, _feed_spec(t)) for t, v in zip(feed_keys, feed_values)]
-            return handler.rebuild([_owned_result(args[fed[e]]) for e in handler.elements])
+            converted = [_convert_feed(t, v, _feed_spec(t)) for t, v in zip(feed_keys, feed_values)]
+            return handler.rebuild([_fed_result(converted[fed[e]][0]) for e in handler.elements])
         plan_key = (tuple(fetch_tensors), tuple(handler.targets), tuple(feed_keys))
         plan = self._plans.get(plan_key)
         if plan is None:
             plan = self._build_plan(plan_key, feed_keys, fetch_tensors, handler.targets, options)
-        args = [_convert_feed(t, v, spec) for t, v, spec in zip(plan.feeds, feed_values, plan.feed_specs)]
-        retvals = self._backend.execute(plan, args, options, run_metadata)
+        converted = [_convert_feed(t, v, spec) for t, v, spec in zip(plan.feeds, feed_values, plan.feed_specs)]
+        try:
+            retvals = self._backend.execute(plan, [view for _, view in converted], options, run_metadata)
+        except errors.OpError as e:
+            if e.op is None and e.node is not None:  # as TF's: the error names the graph's op
+                e.op = self._graph._by_name.get(e.node)
+                e.node_def = e.op.node_def if e.op is not None else None
+            raise
         results = []
         fetch_index = {t: i for i, t in enumerate(plan.fetch_tensors)} if len(plan.fetch_tensors) > 1 else None
         for element in handler.elements:
             if isinstance(element, Operation):
                 results.append(None)
             elif element in fed:
-                results.append(_owned_result(args[fed[element]]))
+                results.append(_fed_result(converted[fed[element]][0]))
             elif fetch_index is None:
                 results.append(_owned_result(retvals[0]))
             else:
@@ -215,6 +221,8 @@ class BaseSession:
     def _resolve_feeds(self, feed_dict):
         if not feed_dict:
             return (), ()
+        if not isinstance(feed_dict, collections.abc.Mapping):
+            raise TypeError("input must be a dictionary")
         keys, values = [], []
         for key, value in _expand_feeds(feed_dict):
             if type(key) is not Tensor:
@@ -338,38 +346,55 @@ def _feed_spec(tensor):
 
 
 def _convert_feed(tensor, value, spec):
+    """(the array TF's client makes of the feed, which a fetch of the fed tensor returns as is;
+    the read-only array the step gets)."""
     dtype, dims = spec
     if type(value) is np.ndarray and value.dtype == dtype.np:
         arr = value
     else:
-        arr = _feed_array(tensor, value, dtype)
+        arr = _feed_array(value, dtype)
     if dims is not None:
         shape = arr.shape
         if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
             raise ValueError(f"Cannot feed value of shape {shape} for Tensor {tensor.name}, which has shape "
                              f"{TensorShape(list(dims))}")
-    view = arr.view()
+    view = _string_feed(arr) if dtype == dtypes.string else arr.view()
     view.flags.writeable = False  # the runtime never writes into or keeps a user's array
-    return view
+    return arr, view
 
 
-def _feed_array(tensor, value, dtype):
-    if dtype == dtypes.string:
-        from ..framework.op_builder import make_ndarray
-        return make_ndarray(value, dtypes.string)
-    if isinstance(value, (int, float, bool)) and not isinstance(value, np.generic):
-        converted = np.asarray(value, dtype=dtype.np)
-        # Only a lossy *integer* conversion is refused (TF: 2.5 -> int32); floats round as TF rounds them.
-        if (dtype.is_integer or dtype.is_bool) and converted.item() != value:
-            raise TypeError(f"Type of feed value {value!r} with type {type(value)} is not compatible with Tensor "
-                            f"type {dtype.np}. Try explicitly setting the type of the feed tensor to a larger "
+def _feed_array(value, dtype):
+    """As TF's session: a Python int the dtype cannot hold is a TypeError; numeric feeds are cast
+    as numpy casts (floats truncate, integers wrap), others converted by np.asarray."""
+    np_dtype = np.dtype(dtype.np)
+    if isinstance(value, int):
+        held = str(value) if np_dtype.kind == "O" else np_dtype.type(np.array(value).astype(np_dtype))
+        if held != value:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
+                            f"type {np_dtype}. Try explicitly setting the type of the feed tensor to a larger "
                             f"type (e.g. int64).")
-        return converted
-    try:
-        return np.asarray(value, dtype=dtype.np)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"Cannot feed value {value!r} for Tensor '{tensor.name}' of dtype {dtype.name}: {e}") \
-            from None
+    if np.issubdtype(np_dtype, np.number):
+        return np.asarray(value).astype(np_dtype, copy=False)
+    return np.asarray(value, dtype=np_dtype)
+
+
+def _string_feed(arr):
+    """The bytes array a string feed gives the step; an element neither str nor bytes fails
+    the step, as TF's conversion of the feed does."""
+    out = np.empty(arr.shape, dtype=object)
+    for index, item in np.ndenumerate(arr):
+        if isinstance(item, str):
+            item = item.encode()
+        elif not isinstance(item, bytes):
+            raise errors.InternalError("Unable to get element as bytes.")
+        out[index] = item
+    return out
+
+
+def _fed_result(arr):
+    """A fetch of a fed tensor: the array TF's client made of the feed (a 0-d array for a
+    scalar, str elements of a string feed kept), copied so the caller's array is never shared."""
+    return arr.copy()
 
 
 def _owned_result(value):

@@ -121,7 +121,10 @@ class Tensor:
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
-    __str__ = __repr__
+    def __str__(self):
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f"Tensor(\"{self.name}\"{shape}, dtype={self._dtype.name}{device})"
 
     def __hash__(self):
         return id(self)
@@ -365,6 +368,7 @@ class Graph:
         self._last_op_seed = 0
         self._gradient_override_map = {}
         self._control_flow_context = None
+        self._container = ""
 
     # -- default graph ------------------------------------------------------
     def as_default(self):
@@ -396,10 +400,14 @@ class Graph:
             if obj.graph is not self:
                 raise ValueError(f"Operation {obj} is not an element of this graph.")
             return obj
+        if isinstance(obj, bytes):
+            obj = obj.decode()
         if isinstance(obj, str):
+            types = "Tensor or Operation" if allow_tensor and allow_operation else \
+                "Tensor" if allow_tensor else "Operation"
             if ":" in obj and allow_tensor:
-                op_name, _, index = obj.rpartition(":")
                 try:
+                    op_name, index = obj.split(":")
                     index = int(index)
                 except ValueError:
                     raise ValueError(f"The name {obj!r} looks a like a Tensor name, but is not a valid one. "
@@ -408,19 +416,21 @@ class Graph:
                 if op is None:
                     raise KeyError(f"The name {obj!r} refers to a Tensor which does not exist. "
                                    f"The operation, {op_name!r}, does not exist in the graph.")
-                if index >= len(op._outputs):
+                try:
+                    return op._outputs[index]  # a negative index counts from the end, as in TF
+                except IndexError:
                     raise KeyError(f"The name {obj!r} refers to a Tensor which does not exist. The operation, "
-                                   f"{op_name!r}, exists but only has {len(op._outputs)} outputs.")
-                return op._outputs[index]
+                                   f"{op_name!r}, exists but only has {len(op._outputs)} outputs.") from None
             if ":" in obj:
-                raise ValueError(f"Name {obj!r} appears to refer to a Tensor, not a Operation.")
-            op = self._by_name.get(obj)
-            if op is None:
-                raise KeyError(f"The name {obj!r} refers to an Operation not in the graph.")
+                raise ValueError(f"Name {obj!r} appears to refer to a Tensor, not a {types}.")
             if allow_operation:
+                op = self._by_name.get(obj)
+                if op is None:
+                    raise KeyError(f"The name {obj!r} refers to an Operation not in the graph.")
                 return op
-            raise ValueError(f"The name {obj!r} refers to an Operation, not a Tensor. "
-                             f"Tensor names must be of the form \"<op_name>:<output_index>\".")
+            what = "refers to an Operation" if obj in self._by_name else "looks like an (invalid) Operation name"
+            raise ValueError(f"The name {obj!r} {what}, not a {types}. "
+                             "Tensor names must be of the form \"<op_name>:<output_index>\".")
         kinds = " or ".join(k for k, ok in (("Tensor", allow_tensor), ("Operation", allow_operation)) if ok)
         raise TypeError(f"Can not convert a {type(obj).__name__} into a {kinds}.")
 
@@ -459,6 +469,8 @@ class Graph:
             if name in self._by_name:
                 raise ValueError(f"Duplicate node name in graph: '{name}'")
             attrs = op_def.complete_attrs(attrs or {}, name)
+            if self._container and attrs.get("container") == "":
+                attrs["container"] = self._container
             _check_input_types(op_def, attrs, name, inputs)
             if output_dtypes is None:
                 output_dtypes = op_def.output_dtypes(attrs, name)
@@ -560,6 +572,8 @@ class Graph:
         for c in control_inputs:
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
+            if isinstance(c, (str, bytes)):
+                c = self.as_graph_element(c)
             if isinstance(c, Tensor):
                 c = c.op
             if not isinstance(c, Operation):
@@ -643,6 +657,17 @@ class Graph:
             self._device_stack = saved_devices
             self._colocation_stack = saved_stack
 
+    @contextlib.contextmanager
+    def container(self, container_name):
+        """Stateful ops created inside (those with an empty `container` attr) keep their state
+        in `container_name`; yields the name."""
+        saved = self._container
+        self._container = container_name
+        try:
+            yield container_name
+        finally:
+            self._container = saved
+
     # -- collections ------------------------------------------------------------
     def add_to_collection(self, name, value):
         self._check_not_finalized()
@@ -663,9 +688,11 @@ class Graph:
         return [item for item in items if hasattr(item, "name") and pattern.match(item.name)]
 
     def get_all_collection_keys(self):
-        return [k for k, v in self._collections.items() if v]
+        # as TF: every string key, an emptied one too (a get_collection_ref creates one)
+        return [k for k in self._collections if isinstance(k, str)]
 
     def clear_collection(self, name):
+        self._check_not_finalized()
         self._collections.pop(name, None)
 
     # -- control flow ------------------------------------------------------------

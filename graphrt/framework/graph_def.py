@@ -356,7 +356,12 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     graph_def = as_graph_def(graph_def)
     _check_ops_registered(graph_def)
     g = graph_lib.get_default_graph()
+    g._check_not_finalized()
     input_map = {_canonical_input_name(k): v for k, v in (input_map or {}).items()}
+    if name == "" and any(not isinstance(v, (graph_lib.Tensor, graph_lib.Operation)) for v in input_map.values()):
+        raise ValueError("tf.import_graph_def() requires a non-empty `name` if `input_map` contains non-Tensor "
+                         "values. Try calling tf.convert_to_tensor() on `input_map` values before calling "
+                         "tf.import_graph_def().")
     by_name = {n.name: n for n in graph_def.node}
     if len(by_name) != len(graph_def.node):
         raise ValueError("GraphDef has duplicate node names")
@@ -364,6 +369,11 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
     scope_name = "import" if name is None else name
     with g.name_scope(scope_name or None) as scope:
         prefix = scope
+        if any(not isinstance(v, (graph_lib.Tensor, graph_lib.Operation)) for v in input_map.values()):
+            from .op_builder import convert_to_tensor
+            with g.name_scope("_inputs"):  # as TF: Python values become constants of the import
+                input_map = {k: v if isinstance(v, (graph_lib.Tensor, graph_lib.Operation)) else convert_to_tensor(v)
+                             for k, v in input_map.items()}
         created = {}
         back_edges = []  # (Merge op, input index, NextIteration name, output index): a loop's back edge
         for node in order:
@@ -399,8 +409,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
                                    for c in attrs["_class"]]
             try:
                 with g.device(node.device or None) if node.device else _null():
-                    op = g.create_op(node.op, inputs, attrs, name=f"{prefix}{node.name}/",
-                                     control_inputs=controls)
+                    op_name = _unique_import_name(g, by_name, prefix, node.name)
+                    op = g.create_op(node.op, inputs, attrs, name=f"{op_name}/", control_inputs=controls)
             except errors.NotFoundError as e:
                 raise ValueError(f"Node '{node.name}': {e}") from None
             created[node.name] = op
@@ -425,6 +435,18 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None)
         else:
             raise ValueError(f"Requested return_element {el!r} not found in graph_def.")
     return out
+
+
+def _unique_import_name(g, by_name, prefix, name):
+    """`prefix + name`, or as TF's importer uniquifies a name the graph already has (a scope
+    given with a trailing '/' may be imported into twice): `name_1`, `name_2`... taking no
+    name of the GraphDef either."""
+    original = f"{prefix}{name}"
+    unique, count = original, 0
+    while unique in g._by_name or (count and unique[len(prefix):] in by_name):
+        count += 1
+        unique = f"{original}_{count}"
+    return unique
 
 
 def _mark_names_used(g, names):

@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes as dtypes_lib
 from .graph import Operation, Tensor, get_default_graph, graph_of
 from .registry import get_op_def
-from .tensor_shape import TensorShape
+from .tensor_shape import Dimension, TensorShape
 
 _conversion_functions = []  # (type, fn(value, dtype, name, as_ref) -> Tensor)
 
@@ -38,12 +38,14 @@ def _python_value_dtype_check(value, dtype, arg_desc):
         if isinstance(item, (str, bytes)):
             raise TypeError(f"Expected {dtype.name} {arg_desc}, got {item!r} of type "
                             f"'{type(item).__name__}' instead.")
-        if isinstance(item, float) and dtype.is_bool:
-            raise TypeError(f"Expected bool {arg_desc}, got {item!r} of type 'float' instead.")
+        if isinstance(item, (int, float)) and not isinstance(item, bool) and dtype.is_bool:
+            raise TypeError(f"Expected bool {arg_desc}, got {item!r} of type '{type(item).__name__}' instead.")
 
 
 def make_ndarray(value, dtype=None, arg_desc=""):
     """A numpy array for a constant, with TF's default dtypes (float -> float32, int -> int32)."""
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes_lib.as_dtype(dtype).base_dtype
     if isinstance(value, (np.ndarray, np.generic)):
@@ -52,17 +54,18 @@ def make_ndarray(value, dtype=None, arg_desc=""):
             arr = _bytes_array(arr)
         if dtype is None or dtype == dtypes_lib.string:
             return arr
-        if arr.dtype != dtype.np:
-            if arr.dtype.kind == "f" and (dtype.is_integer or dtype.is_bool) and arr.size and \
-                    not np.all(np.equal(np.mod(arr, 1), 0)):
-                raise TypeError(f"Expected {dtype.name} {arg_desc}, got values of type {arr.dtype} instead.")
-            arr = arr.astype(dtype.np)
-        return arr
+        # As TF's make_tensor_proto: a numpy value is cast to the requested dtype (floats truncate).
+        return arr.astype(dtype.np) if arr.dtype != dtype.np else arr
     if dtype is None:
         dtype = _infer_python_dtype(value)
         if dtype is None:
             raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. "
                             f"Contents: {value!r}. Consider casting elements to a supported type.")
+        # TF keeps a Python int that int32 cannot hold as int64 (its downcast must be lossless)
+        int32 = dtypes_lib.int32
+        if dtype == int32 and any(isinstance(v, int) and not int32.min <= v <= int32.max
+                                  for v in np.array(value, dtype=object).ravel()):
+            dtype = dtypes_lib.int64
     _python_value_dtype_check(value, dtype, arg_desc)
     if dtype == dtypes_lib.string:
         return _bytes_array(np.array(value, dtype=object))
@@ -96,11 +99,10 @@ def _infer_python_dtype(value):
         if any(k is None for k in kinds):
             return None
         if dtypes_lib.string in kinds:
-            return dtypes_lib.string
-        if dtypes_lib.float32 in kinds or any(k.is_floating for k in kinds):
-            return dtypes_lib.float32 if all(k in (dtypes_lib.float32, dtypes_lib.int32, dtypes_lib.bool)
-                                              for k in kinds) else kinds[0]
-        return kinds[0]
+            return dtypes_lib.string if all(k == dtypes_lib.string for k in kinds) else None
+        # numpy's promotion of the elements, then TF's preference: float64 -> float32, int64 -> int32
+        result = dtypes_lib.as_dtype(np.result_type(*[k.np for k in kinds]))
+        return {dtypes_lib.float64: dtypes_lib.float32, dtypes_lib.int64: dtypes_lib.int32}.get(result, result)
     if isinstance(value, (Tensor,)):
         return value.dtype
     return dtypes_lib.dtype_of_value(value)
@@ -111,16 +113,20 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     arr = make_ndarray(value, dtype)
     if shape is not None:
         shape = [int(d) for d in (shape.as_list() if isinstance(shape, TensorShape) else shape)]
+        size = int(np.prod(shape, dtype=np.int64))
         if arr.shape != tuple(shape):
             if verify_shape:
                 raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {arr.shape}.")
-            if arr.size == 1:
-                arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
-            elif arr.size == int(np.prod(shape)):
-                arr = arr.reshape(shape)
+            if size == 0:
+                arr = np.empty(shape, dtype=arr.dtype)
+            elif arr.size > size:
+                raise ValueError(f"Too many elements provided. Takes at most {size}, but got {arr.size}.")
+            elif arr.size == 0:
+                arr = np.zeros(shape, dtype=arr.dtype) if arr.dtype.kind != "O" else np.full(shape, b"", dtype=object)
             else:
-                raise TypeError(f"Eager execution of tf.constant with unsupported shape (value has "
-                                f"{arr.size} elements, shape is {shape} with {int(np.prod(shape))} elements).")
+                # As TF's Const kernel reads a short TensorProto: the last value fills the rest.
+                flat = arr.ravel()
+                arr = np.concatenate([flat, np.repeat(flat[-1:], size - flat.size)]).reshape(shape)
     dt = dtypes_lib.as_dtype(arr.dtype) if arr.dtype.kind != "O" else dtypes_lib.string
     if dtype is not None:
         dt = dtypes_lib.as_dtype(dtype).base_dtype
@@ -141,6 +147,12 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
             raise ValueError(f"Tensor conversion requested dtype {dtype.base_dtype.name} for Tensor "
                              f"with dtype {value.dtype.base_dtype.name}: {value!r}")
         return value
+    if isinstance(value, (TensorShape, Dimension)):
+        return _shape_to_tensor(value, dtype, name)
+    if isinstance(value, (list, tuple)) and not as_ref:
+        packed = _autopack(value, dtype, name)
+        if packed is not None:
+            return packed
     for _, base_type, fn in _conversion_functions:
         if isinstance(value, base_type):
             result = fn(value, dtype=dtype, name=name, as_ref=as_ref)
@@ -155,6 +167,89 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _shape_to_tensor(value, dtype, name):
+    """TF's conversion of a fully known TensorShape (or Dimension) to an int32/int64 constant."""
+    if isinstance(value, Dimension):
+        if value.value is None:
+            raise ValueError(f"Cannot convert unknown Dimension {value} to a Tensor.")
+        dims = value.value
+    else:
+        if not value.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
+        dims = value.as_list()
+    large = any(d >= 2 ** 31 for d in np.ravel(dims))
+    if dtype is not None:
+        if dtype.base_dtype not in (dtypes_lib.int32, dtypes_lib.int64):
+            raise TypeError(f"Cannot convert {value} to dtype {dtype.name}. "
+                            "Allowed dtypes are tf.int32 and tf.int64.")
+        if dtype.base_dtype == dtypes_lib.int32 and large:
+            raise ValueError(f"Cannot convert {value} to dtype int32; a dimension is too large. "
+                             "Consider using tf.int64.")
+    else:
+        dtype = dtypes_lib.int64 if large else dtypes_lib.int32
+    return constant(dims, dtype=dtype, name=name or "shape_as_tensor")
+
+
+def _nested_tensor_dtype(values):
+    for v in values:
+        if is_tensor_like(v):
+            return dtypes_lib.as_dtype(v.dtype).base_dtype
+        if isinstance(v, (list, tuple)):
+            found = _nested_tensor_dtype(v)
+            if found is not None:
+                return found
+    return None
+
+
+def _autopack(values, dtype, name):
+    """TF's autopacking: a (nested) list holding Tensors becomes a `Pack` of its elements; None if it holds none."""
+    inferred = _nested_tensor_dtype(values)
+    if inferred is None:
+        return None
+    g = graph_of(_graph_elements(values))
+    with g.as_default():
+        if dtype is None:
+            dtype = inferred
+        elif dtype.base_dtype != inferred:
+            values = _cast_nested(values, dtype.base_dtype)
+        return _pack_nested(values, dtype.base_dtype, name or "packed")
+
+
+def _cast_nested(values, dtype):
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            v = _cast_nested(v, dtype)
+        elif is_tensor_like(v):
+            v = convert_to_tensor(v)
+            if v.dtype.base_dtype != dtype:
+                v = apply_op("Cast", [v], name="Cast", DstT=dtype).outputs[0]
+        out.append(v)
+    return out
+
+
+def _pack_nested(values, dtype, name):
+    g = get_default_graph()
+    with g.name_scope(name) as scope:
+        elems, must_pack = [], False
+        for i, v in enumerate(values):
+            if is_tensor_like(v):
+                v = convert_to_tensor(v)
+                if v.dtype.base_dtype != dtype:
+                    raise TypeError(f"Cannot convert a list containing a tensor of dtype {v.dtype.name} to "
+                                    f"{dtype.name} (Tensor is: {v!r})")
+                must_pack = True
+            elif isinstance(v, (list, tuple)):
+                v = _pack_nested(v, dtype, str(i))
+                if isinstance(v, Tensor):
+                    must_pack = True
+            elems.append(v)
+        if not must_pack:
+            return elems
+        tensors = [v if isinstance(v, Tensor) else constant(v, dtype=dtype, name=str(i)) for i, v in enumerate(elems)]
+        return apply_op("Pack", [tensors], name=scope).outputs[0]
 
 
 def convert_n_to_tensor(values, dtype=None, name=None):

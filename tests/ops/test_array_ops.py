@@ -44,8 +44,8 @@ def test_constant_conversion_errors(graph):
         tf.constant(2.5, dtype=tf.int32)
     with pytest.raises(TypeError, match="Expected Tensor's shape"):
         tf.constant([1, 2], shape=[3], verify_shape=True)
-    with pytest.raises(TypeError, match="3 elements"):
-        tf.constant([1, 2, 3], shape=[2, 2])
+    with pytest.raises(ValueError, match="Too many elements provided"):
+        tf.constant([1, 2, 3, 4, 5], shape=[2, 2])  # fewer are padded with the last, as in TF
     with pytest.raises(ValueError, match="out of range for int32"):
         tf.constant(2 ** 40, dtype=tf.int32)
     with pytest.raises(TypeError, match="Failed to convert object of type object"):
