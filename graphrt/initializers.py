@@ -23,6 +23,9 @@ class Orthogonal(Initializer):
         super().__init__(float_dtype(dtype))
         self.gain, self.seed = gain, seed
 
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
     def __call__(self, shape, dtype=None, partition_info=None):
         shape = _dims(shape)
         if len(shape) < 2:

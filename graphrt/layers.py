@@ -81,8 +81,12 @@ def _normalize_tuple(value, n, name):
     return value
 
 
-def _normalize_padding(value):
+def _normalize_padding(value, allow_causal=False):
     padding = value.lower() if isinstance(value, str) else value
+    if padding == "causal":
+        if allow_causal:
+            return padding
+        raise ValueError("Causal padding is only supported for `Conv1D` and `SeparableConv1D`.")
     if padding not in ("valid", "same"):
         raise ValueError(f"The `padding` argument must be one of \"valid\", \"same\". Received: {value}")
     return padding
@@ -456,6 +460,8 @@ class Dropout(Layer):
         return array_ops.stack([v if is_tensor_like(v) else np.int32(v) for v in out])
 
     def call(self, inputs, training=False):
+        if isinstance(self.rate, (int, float)) and self.rate == 0:  # TF's shortcut: an identity, even training
+            return array_ops.identity(inputs)
         if training is None:
             training = False
 
@@ -515,7 +521,7 @@ class _Conv(_KernelBiasArgs, Layer):
         self.filters = int(filters)
         self.kernel_size = _normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = _normalize_tuple(strides, rank, "strides")
-        self.padding = _normalize_padding(padding)
+        self.padding = _normalize_padding(padding, allow_causal=isinstance(self, Conv1D))
         self.data_format = _normalize_data_format(data_format)
         self.dilation_rate = _normalize_tuple(dilation_rate, rank, "dilation_rate")
         if any(d != 1 for d in self.dilation_rate) and any(s != 1 for s in self.strides):
@@ -566,7 +572,12 @@ class Conv1D(_Conv):
     rank = 1
 
     def _convolve(self, inputs):
-        return nn_ops.conv1d(inputs, self.kernel, stride=self.strides[0], padding=self.padding.upper(),
+        padding = self.padding
+        if padding == "causal":  # as TF: pad the past by the dilated kernel's reach, then a valid convolution
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            inputs = array_ops.pad(inputs, [[0, 0], [left, 0], [0, 0]])
+            padding = "valid"
+        return nn_ops.conv1d(inputs, self.kernel, stride=self.strides[0], padding=padding.upper(),
                              dilations=self.dilation_rate[0], name="conv1d")
 
 

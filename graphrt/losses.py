@@ -371,8 +371,8 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None, lo
                                      name="value")
             weighted_losses = math_ops.multiply(term1 - term2, weights)
             loss = math_ops.reduce_sum(weighted_losses)
-            mean_loss = math_ops.where_v2(math_ops.reduce_sum(num_present_per_batch) > 0, loss,
-                                          array_ops.zeros_like(loss), name="value")
+            mean_loss = math_ops.where(math_ops.reduce_sum(num_present_per_batch) > 0, loss,
+                                       array_ops.zeros_like(loss), name="value")
             add_loss(mean_loss, loss_collection)
             return mean_loss
 

@@ -1,12 +1,17 @@
 """Row-wise updates of a variable, for sparse (IndexedSlices) gradients:
-ScatterAdd/ScatterSub/ScatterUpdate and the optimizers' SparseApplyMomentum
-and SparseApplyAdagrad (TF's state_ops and training_ops). Each touches only
+ScatterAdd/ScatterSub/ScatterUpdate and the optimizers' SparseApplyMomentum,
+SparseApplyAdagrad and SparseApply(Centered)RMSProp (TF's state_ops and
+training_ops). Each touches only
 the rows named by `indices`; a repeated index in a scatter adds up (TF's
 semantics), as numpy's ufunc.at does.
 
     SparseApplyMomentum: accum[i] = accum[i] * momentum + grad;  var[i] -= lr * accum[i]
                          (nesterov: var[i] -= lr * grad + lr * momentum * accum[i])
     SparseApplyAdagrad:  accum[i] += grad^2;  var[i] -= lr * grad / sqrt(accum[i])
+    SparseApplyRMSProp:  ms[i] = ms[i] * rho + grad^2 * (1 - rho)
+                         mom[i] = mom[i] * momentum + lr * grad / sqrt(ms[i] + epsilon);  var[i] -= mom[i]
+                         (centered: also mg[i] = mg[i] * rho + grad * (1 - rho), and the
+                          denominator is sqrt(ms[i] + epsilon - mg[i]^2))
 """
 import numpy as np
 
@@ -54,8 +59,16 @@ register_op("SparseApplyMomentum", ["var: Ref(T)", "accum: Ref(T)", "lr: T", "gr
 register_op("SparseApplyAdagrad", ["var: Ref(T)", "accum: Ref(T)", "lr: T", "grad: T", "indices: Tindices"],
             ["out: Ref(T)"], attrs={"use_locking": False, "update_slots": True},
             shape_fn=_sparse_apply_shape(1, 3), allowed_types={"Tindices": INDEX}, is_stateful=True)
-not_differentiable("SparseApplyMomentum")
-not_differentiable("SparseApplyAdagrad")
+register_op("SparseApplyRMSProp", ["var: Ref(T)", "ms: Ref(T)", "mom: Ref(T)", "lr: T", "rho: T", "momentum: T",
+                                   "epsilon: T", "grad: T", "indices: Tindices"], ["out: Ref(T)"],
+            attrs={"use_locking": False}, shape_fn=_sparse_apply_shape(2, 7), allowed_types={"Tindices": INDEX},
+            is_stateful=True)
+register_op("SparseApplyCenteredRMSProp", ["var: Ref(T)", "mg: Ref(T)", "ms: Ref(T)", "mom: Ref(T)", "lr: T",
+                                           "rho: T", "momentum: T", "epsilon: T", "grad: T", "indices: Tindices"],
+            ["out: Ref(T)"], attrs={"use_locking": False}, shape_fn=_sparse_apply_shape(3, 8),
+            allowed_types={"Tindices": INDEX}, is_stateful=True)
+for _name in ("SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "SparseApplyCenteredRMSProp"):
+    not_differentiable(_name)
 
 
 def scatter_add(ref, indices, updates, use_locking=False, name=None):
@@ -87,6 +100,18 @@ def sparse_apply_adagrad(var, accum, lr, grad, indices, use_locking=False, updat
     return apply_op("SparseApplyAdagrad", [_ref(var), _ref(accum), lr, grad, indices],
                     name=name or "SparseApplyAdagrad", use_locking=bool(use_locking),
                     update_slots=bool(update_slots)).outputs[0]
+
+
+def sparse_apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, indices, use_locking=False, name=None):
+    return apply_op("SparseApplyRMSProp", [_ref(var), _ref(ms), _ref(mom), lr, rho, momentum, epsilon, grad, indices],
+                    name=name or "SparseApplyRMSProp", use_locking=bool(use_locking)).outputs[0]
+
+
+def sparse_apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices, use_locking=False,
+                                   name=None):
+    return apply_op("SparseApplyCenteredRMSProp", [_ref(var), _ref(mg), _ref(ms), _ref(mom), lr, rho, momentum,
+                                                   epsilon, grad, indices],
+                    name=name or "SparseApplyCenteredRMSProp", use_locking=bool(use_locking)).outputs[0]
 
 
 # -- kernels ----------------------------------------------------------------------------------
@@ -157,3 +182,31 @@ def _sparse_apply_adagrad(ctx):
             value[i] -= row * lr / xp.sqrt(acc[i])
         return var
     return apply
+
+
+def _sparse_rms_prop_kernel(centered):
+    def factory(ctx):
+        name, xp = ctx.name, ctx.xp
+
+        def apply(var, *args):
+            slots, (lr, rho, momentum, epsilon, grad, indices) = args[:2 + centered], args[2 + centered:]
+            for ref in (var,) + slots:
+                ref.require(name)
+            value = _owned_value(var)
+            mg, ms, mom = ((None,) if not centered else ()) + tuple(_owned_value(r) for r in slots)
+            idx, rows = _check_rows(name, value, indices, grad)
+            for i, row in zip(idx, rows):  # only the rows with a gradient: the others keep their slots
+                ms[i] = ms[i] * rho + row * row * (1 - rho)
+                denom = ms[i] + epsilon
+                if centered:
+                    mg[i] = mg[i] * rho + row * (1 - rho)
+                    denom = denom - mg[i] * mg[i]
+                mom[i] = mom[i] * momentum + lr * row / xp.sqrt(denom)
+                value[i] -= mom[i]
+            return var
+        return apply
+    return factory
+
+
+register_kernel("SparseApplyRMSProp", ALL_DEVICES)(_sparse_rms_prop_kernel(False))
+register_kernel("SparseApplyCenteredRMSProp", ALL_DEVICES)(_sparse_rms_prop_kernel(True))

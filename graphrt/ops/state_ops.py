@@ -250,9 +250,8 @@ def _apply_momentum(ctx):
         acc *= momentum
         if not blas.axpy(1.0, grad, acc):
             acc += grad
-        if nesterov:  # var -= lr * grad + lr * momentum * accum
-            _add_scaled(var, -lr, grad)
-            _add_scaled(var, -lr * momentum, acc)
+        if nesterov:  # one subtraction of TF's sum, so half precision rounds as TF's does
+            _owned_value(var)[...] -= grad * lr + acc * momentum * lr
         else:
             _add_scaled(var, -lr, acc)
         return var

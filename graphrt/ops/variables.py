@@ -202,7 +202,8 @@ class Variable:
         return self is other
 
     def __bool__(self):
-        return True
+        # A symbolic value has no truth value (TF raises as for a Tensor).
+        return bool(self._snapshot)
 
     def __iter__(self):
         raise TypeError("'Variable' object is not iterable.")
@@ -313,9 +314,17 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
 
 
 def assert_variables_initialized(var_list=None):
-    var_list = global_variables() if var_list is None else var_list
-    flags = [state_ops.is_variable_initialized(v) for v in var_list]
-    return math_ops.reduce_all(array_ops.stack(flags)) if flags else None
+    """TF's check: the rank of each variable's ref, which fails with FailedPreconditionError
+    when the variable is not initialized; None without variables."""
+    var_list = global_variables() + local_variables() if var_list is None else var_list
+    if not var_list:
+        return None
+    g = get_default_graph()
+    ranks = []
+    for v in var_list:
+        with g.colocate_with(v.op):
+            ranks.append(array_ops.rank(v._ref() if isinstance(v, Variable) else v))
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 # -- initializers ---------------------------------------------------------------------------
@@ -330,7 +339,7 @@ class Initializer:
         return dtypes.as_dtype(dtype).base_dtype if dtype is not None else self.dtype
 
     def get_config(self):
-        return {}
+        return {"dtype": self.dtype.name}
 
 
 class Zeros(Initializer):
@@ -349,6 +358,9 @@ class Constant(Initializer):
         self.value = value
         self.verify_shape = verify_shape
 
+    def get_config(self):
+        return {"value": self.value, "dtype": self.dtype.name}
+
     def __call__(self, shape, dtype=None, partition_info=None, verify_shape=None):
         from ..framework.op_builder import constant
         return constant(self.value, dtype=self._dtype(dtype), shape=_dims(shape),
@@ -357,8 +369,11 @@ class Constant(Initializer):
 
 class RandomNormal(Initializer):
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        super().__init__(dtype)
+        super().__init__(float_dtype(dtype))
         self.mean, self.stddev, self.seed = mean, stddev, seed
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed, "dtype": self.dtype.name}
 
     def __call__(self, shape, dtype=None, partition_info=None):
         return random_ops_api().random_normal(_dims(shape), self.mean, self.stddev, self._dtype(dtype),
@@ -376,6 +391,9 @@ class RandomUniform(Initializer):
         super().__init__(dtype)
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
+    def get_config(self):
+        return {"minval": self.minval, "maxval": self.maxval, "seed": self.seed, "dtype": self.dtype.name}
+
     def __call__(self, shape, dtype=None, partition_info=None):
         return random_ops_api().random_uniform(_dims(shape), self.minval, self.maxval, self._dtype(dtype),
                                                seed=self.seed)
@@ -383,7 +401,7 @@ class RandomUniform(Initializer):
 
 class VarianceScaling(Initializer):
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None, dtype=dtypes.float32):
-        super().__init__(dtype)
+        super().__init__(float_dtype(dtype))
         if scale <= 0.0:
             raise ValueError("`scale` must be positive float.")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
@@ -394,6 +412,10 @@ class VarianceScaling(Initializer):
         if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
             raise ValueError(f"Invalid `distribution` argument: {distribution}")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
+
+    def get_config(self):
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed,
+                "dtype": self.dtype.name}
 
     def __call__(self, shape, dtype=None, partition_info=None):
         shape = _dims(shape)
@@ -414,10 +436,16 @@ class GlorotUniform(VarianceScaling):
     def __init__(self, seed=None, dtype=dtypes.float32):
         super().__init__(1.0, "fan_avg", "uniform", seed, dtype)
 
+    def get_config(self):
+        return {"seed": self.seed, "dtype": self.dtype.name}
+
 
 class GlorotNormal(VarianceScaling):
     def __init__(self, seed=None, dtype=dtypes.float32):
         super().__init__(1.0, "fan_avg", "truncated_normal", seed, dtype)
+
+    def get_config(self):
+        return {"seed": self.seed, "dtype": self.dtype.name}
 
 
 def he_normal(seed=None):
@@ -451,6 +479,9 @@ class UniformUnitScaling(Initializer):
         super().__init__(float_dtype(dtype))
         self.factor, self.seed = factor, seed
 
+    def get_config(self):
+        return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
+
     def __call__(self, shape, dtype=None, partition_info=None):
         shape = _dims(shape)
         full = partition_info.full_shape if partition_info is not None else shape
@@ -465,6 +496,9 @@ class Identity(Initializer):
     def __init__(self, gain=1.0, dtype=dtypes.float32):
         super().__init__(float_dtype(dtype))
         self.gain = gain
+
+    def get_config(self):
+        return {"gain": self.gain, "dtype": self.dtype.name}
 
     def __call__(self, shape, dtype=None, partition_info=None):
         shape = _dims(shape)

@@ -34,11 +34,14 @@ class CheckpointReader:
         return name in (self._bundle.entries if self._bundle is not None else self._npz)
 
     def get_tensor(self, name):
+        """The tensor's value; a scalar as TF returns it (a numpy scalar, or bytes for a string)."""
         if self._bundle is not None:
-            return self._bundle.read(name)
-        if name not in self._npz:
+            value = self._bundle.read(name)
+        elif name not in self._npz:
             raise errors.NotFoundError(f"Key {name} not found in checkpoint {self._prefix}")
-        return self._npz[name]
+        else:
+            value = self._npz[name]
+        return value[()] if value.ndim == 0 else value
 
     def get_variable_to_shape_map(self):
         if self._bundle is not None:

@@ -11,8 +11,9 @@ variable's constraint is applied right after its update, as TF does.
 
 An IndexedSlices gradient (an embedding lookup's) gets a sparse update that
 touches only the looked-up rows: a scatter for SGD, SparseApplyMomentum,
-SparseApplyAdagrad, TF1's sparse Adam (its slots decay densely); repeated
-indices are summed first. Other optimizers apply it densely.
+SparseApplyAdagrad, SparseApply(Centered)RMSProp, TF1's sparse Adam (its
+slots decay densely); repeated indices are summed first. Other optimizers
+apply it densely.
 """
 import numpy as np
 
@@ -72,7 +73,8 @@ class Optimizer:
         if not var_list:
             raise ValueError("No variables to optimize.")
         grads = gradients(loss, var_list, grad_ys=grad_loss, colocate_gradients_with_ops=colocate_gradients_with_ops,
-                          aggregation_method=aggregation_method)
+                          aggregation_method=aggregation_method,
+                          gate_gradients=gate_gradients == Optimizer.GATE_OP)
         if gate_gradients == Optimizer.GATE_GRAPH:
             grads = control_ops.tuple(grads)
         return list(zip(grads, var_list))
@@ -84,8 +86,8 @@ class Optimizer:
         for g, v in grads_and_vars:
             if g is not None and not isinstance(g, (Tensor, IndexedSlices)):
                 raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}")
-            if not isinstance(v, variables_lib.Variable):
-                raise TypeError(f"Can not apply gradients to {v!r}: it is not a tf.Variable")
+            if not isinstance(v, variables_lib.Variable):  # TF's class for a Tensor "variable"
+                raise NotImplementedError(f"Trying to update a Tensor {v!r}")
         var_list = [v for g, v in grads_and_vars if g is not None]
         if not var_list:
             raise ValueError(f"No gradients provided for any variable: {[(str(g), v.name) for g, v in grads_and_vars]}.")
@@ -380,6 +382,19 @@ class RMSPropOptimizer(Optimizer):
             return training_ops.apply_centered_rms_prop(var, mg, rms, mom, *hypers, grad,
                                                         use_locking=self._use_locking).op
         return training_ops.apply_rms_prop(var, rms, mom, *hypers, grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        dtype = var.dtype.base_dtype
+        rms = self.get_slot(var, "rms")
+        mom = self.get_slot(var, "momentum")
+        hypers = [math_ops.cast(t, dtype) for t in (self._learning_rate_tensor, self._decay_tensor,
+                                                     self._momentum_tensor, self._epsilon_tensor)]
+        if self._centered:
+            return sparse_training_ops.sparse_apply_centered_rms_prop(
+                var, self.get_slot(var, "mg"), rms, mom, *hypers, grad.values, grad.indices,
+                use_locking=self._use_locking).op
+        return sparse_training_ops.sparse_apply_rms_prop(var, rms, mom, *hypers, grad.values, grad.indices,
+                                                         use_locking=self._use_locking).op
 
 
 class AdagradOptimizer(Optimizer):

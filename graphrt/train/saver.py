@@ -46,6 +46,11 @@ class Saver:
             var_list = variables_lib.global_variables()
         if isinstance(var_list, dict):
             named = dict(var_list)
+            seen = set()
+            for key in sorted(named):
+                if id(named[key]) in seen:
+                    raise ValueError(f"The same saveable will be restored with two names: {key}")
+                seen.add(id(named[key]))
         else:
             named = {}
             for v in var_list:
@@ -151,6 +156,7 @@ class Saver:
             if not reader.has_tensor(key):
                 raise errors.NotFoundError(f"Key {key} not found in checkpoint {save_path}")
             value = reader.get_tensor(key)
+            value = np.asarray(value, dtype=object if isinstance(value, bytes) else None)
             want = ph.dtype.base_dtype
             if value.dtype != want.np and not (want.name == "string" and value.dtype.kind == "O"):
                 raise errors.InvalidArgumentError(
