@@ -135,8 +135,8 @@ def _update_graph(shape_w=(3, 4)):
     g = tf.Graph()
     with g.as_default():
         w = tf.Variable(np.ones(shape_w, np.float32), name="w")
-        a = tf.placeholder(tf.float32, None, name="a")
-        b = tf.placeholder(tf.float32, None, name="b")
+        a = tf.placeholder(tf.float32, [None, None], name="a")  # rank 2: MatMul (unknown rank is BatchMatMulV2, as TF)
+        b = tf.placeholder(tf.float32, [None, None], name="b")
         grad = tf.matmul(a, b, transpose_a=True, name="dw")
         update = tf.train.GradientDescentOptimizer(0.5).apply_gradients([(grad, w)])
     return g, w, a, b, update
