@@ -177,9 +177,11 @@ def _default_grad_ys(ys, grad_ys):
     out = []
     for i, (y, gy) in enumerate(zip(ys, grad_ys)):
         if gy is None:
-            if not y.dtype.base_dtype.is_trainable:
-                raise TypeError(f"Gradients of non-floating tensors are not defined: {y.name} has dtype "
-                                f"{y.dtype.base_dtype.name}")
+            # An integer y gets ones too (TF): it only reaches an x that is y itself, since the
+            # walk from xs follows floating tensors only; every other x gets None.
+            if y.dtype.base_dtype.is_complex:
+                raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = "
+                                f"{y.dtype.base_dtype.name})")
             if y.shape.is_fully_defined() and y.shape.num_elements() <= 1000:
                 import numpy as np
                 gy = convert_to_tensor(np.ones(y.shape.as_list(), dtype=y.dtype.base_dtype.np), name=f"grad_ys_{i}")
@@ -187,7 +189,11 @@ def _default_grad_ys(ys, grad_ys):
                 gy = array_ops.fill(array_ops.shape(y), convert_to_tensor(1, dtype=y.dtype.base_dtype,
                                                                           name=f"grad_ys_{i}"))
         else:
-            gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
+            try:
+                gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
+            except ValueError as e:
+                # TF takes grad_y as given and its first gradient op rejects the dtype.
+                raise TypeError(str(e)) from None
         out.append(gy)
     return out
 
@@ -329,19 +335,35 @@ def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state):
             queue.append(src)
 
 
-def hessians(ys, xs, name="hessians", **kwargs):
-    """Second derivatives for scalar ys and 1-D xs (TF1 semantics, one row at a time)."""
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
+             aggregation_method=None):
+    """Second derivatives of sum(ys) for each x, shaped x.shape + x.shape: as TF builds
+    them, one row per loop iteration (so shapes known only at run time work), and a
+    ValueError where a first or second derivative is None. `name` is unused, as in TF.
+    (TF collects the rows in a TensorArray; here they are concatenated, as this layer
+    sits below tensor_array/.)"""
+    from .framework.tensor_shape import TensorShape
+    from .ops.control_flow_ops import while_loop
     xs = _as_tensor_list(xs, as_ref=True)
+    kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops, "gate_gradients": gate_gradients,
+              "aggregation_method": aggregation_method}
     out = []
-    for x in xs:
-        grad = gradients(ys, x, name=name, **kwargs)[0]
-        n = x.shape.num_elements()
-        if n is None:
-            raise ValueError("hessians needs fully defined shapes")
-        flat = array_ops.reshape(grad, [-1])
-        rows = [gradients(flat[i], x, name=name)[0] for i in range(n)]
-        rows = [r if r is not None else array_ops.zeros_like(x) for r in rows]
-        out.append(array_ops.reshape(array_ops.stack(rows), x.shape.as_list() + x.shape.as_list()))
+    for grad, x in zip(gradients(ys, xs, **kwargs), xs):
+        if grad is None:
+            raise ValueError("None values not supported.")
+        grad = array_ops.reshape(grad, [-1])
+        n = array_ops.size(x)
+        shape = array_ops.shape(x)
+
+        def body(j, rows, grad=grad, x=x):
+            row = gradients(grad[j], x)[0]
+            if row is None:
+                raise ValueError("None values not supported.")
+            return j + 1, array_ops.concat([rows, array_ops.expand_dims(row, 0)], 0)
+        rows = array_ops.zeros(array_ops.concat([[0], shape], 0), dtype=x.dtype.base_dtype)
+        _, hessian = while_loop(lambda j, _: j < n, body, [convert_to_tensor(0), rows],
+                                shape_invariants=[TensorShape([]), TensorShape(None)])
+        out.append(array_ops.reshape(hessian, array_ops.concat((shape, shape), 0)))
     return out
 
 

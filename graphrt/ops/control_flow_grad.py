@@ -13,7 +13,8 @@ time; a Merge's gradient is a Switch on the gradient loop's pivot; the
 gradient of a loop variable's Enter is an Exit of the gradient loop, and of
 a loop invariant's Enter the sum over iterations (an accumulator loop).
 """
-from ..framework.graph import get_default_graph
+from ..framework.graph import Tensor, get_default_graph
+from ..framework.op_builder import convert_to_tensor
 from ..framework.registry import not_differentiable, register_gradient
 from . import math_ops
 from . import control_flow_ops as cf
@@ -90,6 +91,15 @@ def _exit_grad(op, grad):
         return None  # back_prop=False: no gradient through this loop
     if op_ctxt.grad_state is not None:
         raise TypeError("Second-order gradient for while loops not supported.")
+    if not isinstance(grad, Tensor):
+        # Sparse gradients (IndexedSlices) go through the gradient loop dense; densified
+        # outside it, where the slices were made, so the conversion reads no outer tensor
+        # from inside the loop's frame.
+        graph._set_control_flow_context(grad_ctxt.outer_context)
+        try:
+            grad = convert_to_tensor(grad)
+        finally:
+            graph._set_control_flow_context(grad_ctxt)
     grad_ctxt.add_name(grad.name)
     grad_ctxt.enter()
     try:

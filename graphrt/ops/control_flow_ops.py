@@ -588,7 +588,10 @@ class WhileContext(ControlFlowContext):
         flat_templates = nest.flatten(original_loop_vars)
         packed_vars = nest.pack_sequence_as(original_loop_vars, _from_flows(flat_templates, merge_vars))
         c = convert_to_tensor(pred(*_as_args(packed_vars)))
-        if c.dtype.base_dtype != dtypes.bool or c.shape.ndims not in (None, 0):
+        if c.dtype.base_dtype != dtypes.bool:
+            raise TypeError(f"Input 'input' of 'LoopCond' Op has type {c.dtype.base_dtype.name} that does not "
+                            "match expected type of bool.")
+        if c.shape.ndims not in (None, 0):
             raise ValueError(f"The loop condition must return a scalar bool tensor, got {c!r}")
         self._pivot = loop_cond(c, name="LoopCond")
         switch_vars = [_switch_ref_or_tensor(x, self._pivot) for x in merge_vars]
@@ -737,14 +740,14 @@ def _as_args(packed):
 
 def add_next_and_back_edge(m, v, enforce_shape_invariant=True):
     """Closes a loop: NextIteration(v) becomes the Merge's second input. A body
-    that changes a loop variable's dtype or shape is a ValueError naming it."""
+    that changes a loop variable's dtype (TypeError) or shape (ValueError) is an error naming it."""
     v = convert_to_tensor(v)
     if enforce_shape_invariant:
         input_t = m.op.inputs[0].op.inputs[0] if util.is_loop_enter(m.op.inputs[0].op) else m
         if v.dtype.base_dtype != m.dtype.base_dtype:
-            raise ValueError(f"Input tensor '{input_t.name}' enters the loop with dtype {m.dtype.base_dtype.name}, "
-                             f"but has dtype {v.dtype.base_dtype.name} after one iteration. A loop variable must "
-                             f"keep its dtype.")
+            raise TypeError(f"Loop var {input_t.name} enters the loop with type <dtype: '{m.dtype.base_dtype.name}'> "
+                            f"but has type <dtype: '{v.dtype.base_dtype.name}'> after 1 iteration. {input_t.name} "
+                            "type should remain constant.")
         if not _shape_less_than_or_equal(v.shape, m.shape):
             raise ValueError(f"Input tensor '{input_t.name}' enters the loop with shape {m.shape}, but has shape "
                              f"{v.shape} after one iteration. To allow the shape to vary across iterations, use "
@@ -832,32 +835,61 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         return merges
 
 
+def _assert_at_most_n_true(predicates, n, msg):
+    from .control_ops import Assert
+    preds_c = array_ops.stack(list(predicates), name="preds_c")
+    num_true = math_ops.reduce_sum(math_ops.cast(preds_c, dtypes.int32), name="num_true_conds")
+    condition = math_ops.less_equal(num_true, convert_to_tensor(n, name="n_true_conds"))
+    names = ", ".join(p.name for p in predicates)
+    return Assert(condition, [f"{msg}: more than {n} conditions ({names}) evaluated as True"],
+                  summarize=len(predicates))
+
+
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
     """The function of the first true predicate (nested conds, as TF1 builds
     them); `default` when none is true. With `exclusive`, more than one true
-    predicate is an error at run time."""
+    predicate is an error at run time; so is none without a `default` (the last
+    function runs then, guarded by asserts)."""
+    if not isinstance(pred_fn_pairs, (list, tuple, dict)):
+        raise TypeError(f"'pred_fn_pairs' must be a list, tuple, or dict. Received: {type(pred_fn_pairs)}")
     if isinstance(pred_fn_pairs, dict):
-        pred_fn_pairs = list(pred_fn_pairs.items())
-    pairs = list(pred_fn_pairs)
-    for pred, fn in pairs:
-        if isinstance(pred, bool):
-            raise TypeError("pred must not be a Python bool")
+        # TF orders an unordered dict by predicate name, so the graph is deterministic.
+        pairs = sorted(pred_fn_pairs.items(), key=lambda item: item[0].name)
+    else:
+        pairs = list(pred_fn_pairs)
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'pred_fn_pairs' must be a 2-tuple. Received {pair}.")
+        pred, fn = pair
+        if not isinstance(pred, Tensor):
+            raise TypeError(f"pred must be a Tensor, got: {pred}")
+        if pred.dtype.base_dtype != dtypes.bool:
+            raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
         if not callable(fn):
-            raise TypeError(f"fn for pred {pred!r} must be callable.")
-    if default is None:
-        if not pairs:
-            raise ValueError("case() needs at least one pred_fn pair or a default")
-        *pairs, (_, default) = pairs
+            raise TypeError(f"fn for pred {pred.name} must be callable.")
+    if not pairs:
+        raise ValueError("not enough values to unpack (expected 2, got 0)")
     g = graph_of([p for p, _ in pairs])
     with g.as_default(), g.name_scope(name or "case"):
+        if default is None:
+            *pairs, (last_pred, last_fn) = pairs
+            others = [p for p, _ in pairs]
+
+            def default():
+                k = len(others)
+                checks = [_assert_at_most_n_true(others, 0, "Implementation error: selected default action "
+                                                 f"#{k} was called, but some of other predicates are True")] \
+                    if others else []
+                from .control_ops import Assert
+                checks.append(Assert(last_pred, ["Input error: None of conditions evaluated as True:"]))
+                with g.control_dependencies(checks):
+                    return last_fn()
         fn = default
         for pred, action in reversed(pairs):
             fn = (lambda p, a, f: lambda: cond(p, a, f, strict=strict))(pred, action, fn)
-        if exclusive and len(pairs) > 1:
-            from .control_ops import Assert
-            count = math_ops.add_n([math_ops.cast(p, dtypes.int32) for p, _ in pairs])
-            check = Assert(math_ops.less_equal(count, 1), ["Input error: exclusive=True"])
-            with g.control_dependencies([check]):
+        if exclusive:
+            with g.control_dependencies([_assert_at_most_n_true([p for p, _ in pairs], 1,
+                                                                "Input error: exclusive=True")]):
                 return fn()
         return fn()
 

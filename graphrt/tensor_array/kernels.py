@@ -69,6 +69,8 @@ class TensorArrayState:
     # -- writes ----------------------------------------------------------------------------
     def write(self, index, value, node):
         """Stores `value` (copied: the array keeps it past its producer's life) at `index`."""
+        if not hasattr(value, "shape"):
+            value = np.array(value, dtype=object)  # an element of a string array (scatter, split) is bytes
         if index < 0:
             raise self.error(f"Tried to write to index {index} but array size is: {len(self.elements)}", node)
         if index >= len(self.elements):
@@ -132,9 +134,10 @@ class TensorArrayState:
             shape = self.element_shape if not self.element_shape.is_compatible_with(empty_shape) else \
                 self.element_shape.merge_with(empty_shape)
             if not shape.is_fully_defined():
-                raise self.error(f"TensorArray has size zero, but element shape {_dims(shape)} is not fully "
-                                 f"defined. Currently only static shapes are supported when packing zero-size "
-                                 f"TensorArrays.", node)
+                raise errors.UnimplementedError(
+                    f"TensorArray {self.name}: TensorArray has size zero, but element shape {_dims(shape)} is not "
+                    f"fully defined. Currently only static shapes are supported when packing zero-size "
+                    f"TensorArrays.", node=node)
             return self.xp.zeros([0] + shape.as_list(), dtype=self.element_dtype.np)
         first = values[0].shape
         for i, v in zip(indices, values):

@@ -66,6 +66,8 @@ class TensorArray:
             raise ValueError("flow must be provided when handle is provided")
         self._dtype = dtypes.as_dtype(dtype).base_dtype
         self._dynamic_size = bool(dynamic_size)
+        # The size as given: a fixed-size array answers size() with it, and stack() knows its length.
+        self._size = None if handle is not None else size
         self._infer_shape = infer_shape
         # One list shared by every TensorArray object over this handle: what the writes taught us.
         self._element_shape = [unknown_shape() if element_shape is None else as_shape(element_shape)]
@@ -120,6 +122,7 @@ class TensorArray:
         """This array with a new flow (after a write, or inside a while loop)."""
         ta = TensorArray.__new__(TensorArray)
         ta._dtype, ta._dynamic_size, ta._infer_shape = self._dtype, self._dynamic_size, self._infer_shape
+        ta._size = self._size
         ta._element_shape = self._element_shape
         ta._colocate_with_first_write_call = self._colocate_with_first_write_call
         ta._colocate_with = self._colocate_with
@@ -195,7 +198,10 @@ class TensorArray:
         """All elements stacked along a new first dimension."""
         g = self._handle.graph
         with g.as_default(), g.name_scope(name or "TensorArrayStack"):
-            return self.gather(math_ops.range(0, self.size()), name=name)
+            value = self.gather(math_ops.range(0, self.size()), name=name)
+            if self._element_shape[0].ndims is not None and not self._dynamic_size and self._size is not None:
+                value.set_shape(TensorShape([_static_size(self._size)]).concatenate(self._element_shape[0]))
+            return value
 
     def gather(self, indices, name=None):
         """The elements at `indices`, stacked."""
@@ -213,7 +219,12 @@ class TensorArray:
         value, _ = apply_op("TensorArrayConcatV3", [self._handle, self._flow], name=name, dtype=self._dtype,
                             element_shape_except0=except0).outputs
         if shape.ndims is not None:
-            value.set_shape(TensorShape([None]).concatenate(except0))
+            dim0 = None
+            if self._infer_shape and shape.ndims:
+                size = constant_value(self.size())
+                if size is not None and shape.dims[0] is not None:
+                    dim0 = int(size) * shape.dims[0]
+            value.set_shape(TensorShape([dim0]).concatenate(except0))
         return value
 
     def unstack(self, value, name=None):
@@ -250,9 +261,16 @@ class TensorArray:
         return self._with_flow(flow_out)
 
     def size(self, name=None):
-        """The current number of elements (an int32 scalar)."""
+        """The current number of elements (an int32 scalar): the size given, for a fixed-size array."""
+        if not self._dynamic_size and self._size is not None:
+            return convert_to_tensor(self._size, dtype=dtypes.int32)
         return apply_op("TensorArraySizeV3", [self._handle, self._flow], name=name).outputs[0]
 
     def close(self, name=None):
         """Frees the elements; later ops on this array fail."""
         return apply_op("TensorArrayCloseV3", [self._handle], name=name)
+
+
+def _static_size(size):
+    value = constant_value(convert_to_tensor(size, dtype=dtypes.int32)) if not isinstance(size, int) else size
+    return None if value is None else int(value)

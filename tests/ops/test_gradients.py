@@ -223,10 +223,14 @@ def test_grad_ys_and_multiple_ys(graph):
         tf.gradients([y1, y2], x, grad_ys=[tf.constant([1.0, 1.0])])
 
 
-def test_gradient_of_non_float_output_is_type_error(graph):
+def test_gradient_through_an_integer_tensor_is_none(graph):
+    # TF: integer tensors carry no gradient, so x is unconnected; complex ys need grad_ys.
     x = tf.constant([1.0])
-    with pytest.raises(TypeError, match="Gradients of non-floating tensors are not defined"):
-        tf.gradients(tf.cast(x, tf.int32), x)
+    assert tf.gradients(tf.cast(x, tf.int32), x) == [None]
+    n = tf.constant(3)
+    assert tf.gradients(n * 2, n) == [None]
+    with pytest.raises(TypeError, match="Gradients of complex tensors"):
+        tf.gradients(tf.complex(x, x), x)
 
 
 def test_fan_out_gradients_are_summed(graph):

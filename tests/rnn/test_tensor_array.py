@@ -40,7 +40,7 @@ def test_dtype_and_shape_are_checked_when_the_graph_is_built(graph):
     with pytest.raises(ValueError, match="Inconsistent shapes"):
         ta.write(1, tf.zeros([3, 3]))
     assert ta.read(1).shape.as_list() == [2, 3]
-    assert ta.stack().shape.as_list() == [None, 2, 3]
+    assert ta.stack().shape.as_list() == [2, 2, 3]  # a fixed-size array: TF knows the length
 
 
 def test_gradient_of_duplicate_gather_is_summed(graph):
