@@ -592,7 +592,7 @@ class Conv2DTranspose(Conv2D):
 
     def build(self, input_shape):
         input_shape = as_shape(input_shape)
-        _check_ndim(self, input_shape, 4)
+        _check_ndim(self, input_shape, self.rank + 2)
         channels = input_shape[-1]
         if channels is None:
             raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")

@@ -2,7 +2,6 @@
 `MaxPooling3D` / `max_pooling3d` and `AveragePooling3D` / `average_pooling3d`
 (channels_last), with TF's variable names. graphrt/layers.py loads this
 module on first use of one of these names."""
-from ..framework.tensor_shape import as_shape
 from ..layers import Conv2DTranspose, _check_ndim, _Conv, _Pooling
 from ..ops import array_ops
 from .ops import avg_pool3d, conv3d as nn_conv3d, conv3d_transpose as nn_conv3d_transpose, max_pool3d
@@ -31,21 +30,6 @@ class Conv3DTranspose(Conv2DTranspose):
                  **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
                          dilation_rate=(1, 1, 1), **kwargs)
-
-    def build(self, input_shape):
-        input_shape = as_shape(input_shape)
-        _check_ndim(self, input_shape, 5)
-        channels = input_shape[-1]
-        if channels is None:
-            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
-        self.kernel = self.add_weight("kernel", shape=list(self.kernel_size) + [self.filters, channels],
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint, trainable=True, dtype=self.dtype)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", shape=[self.filters], initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
-                                        trainable=True, dtype=self.dtype)
-        self.built = True
 
     def _convolve(self, inputs):
         shape, static = array_ops.shape(inputs), inputs.shape
