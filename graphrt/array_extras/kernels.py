@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import errors
 from ..framework.registry import register_kernel
-from ..ops.extra_kernels import _check_nd_indices, _segment_ids_check
+from ..ops.extra_kernels import _check_nd_indices, _segment_ids_check, unsorted_segment_reduction
 from ..ops.math_kernels import ALL_DEVICES
 from ..ops.sparse_training_ops import _scatter_kernel
 from ..ops.state_ops import _owned_value
@@ -239,25 +239,7 @@ def _segment_prod(ctx):
     return segment_prod
 
 
-@register_kernel("UnsortedSegmentProd", ALL_DEVICES, host_memory=("segment_ids", "num_segments"), fresh_outputs=True)
-def _unsorted_segment_prod(ctx):
-    xp, name = ctx.xp, ctx.name
-
-    def unsorted_segment_prod(data, ids, num_segments):
-        n = int(num_segments)
-        ids = np.asarray(ids)
-        if data.shape[:ids.ndim] != ids.shape:
-            raise errors.InvalidArgumentError(f"data.shape = {list(data.shape)} does not start with "
-                                              f"segment_ids.shape = {list(ids.shape)}", node=name)
-        if ids.size and int(ids.max()) >= n:
-            raise errors.InvalidArgumentError(f"segment_ids[{int(np.argmax(ids >= n))}] = {int(ids.max())} is out "
-                                              f"of range [0, {n})", node=name)
-        host = _host(xp, data)
-        out = np.ones((n,) + host.shape[ids.ndim:], dtype=host.dtype)
-        keep = ids >= 0  # negative ids are dropped
-        np.multiply.at(out, ids[keep], host[keep])
-        return xp.asarray(out)
-    return unsorted_segment_prod
+unsorted_segment_reduction("UnsortedSegmentProd", np.multiply, lambda dtype: 1)
 
 
 @register_kernel("BroadcastArgs", ALL_DEVICES, host_memory=("s0", "s1", "r0"))

@@ -246,7 +246,9 @@ _segment_kernel("SegmentMax", _segment_extreme(np.maximum))
 _segment_kernel("SegmentMin", _segment_extreme(np.minimum))
 
 
-def _unsorted_extreme(op_type, ufunc, fill_fn):
+def unsorted_segment_reduction(op_type, ufunc, fill_fn):
+    """Registers an UnsortedSegment<op> kernel: `ufunc` folds each segment's rows into a row that starts
+    as fill_fn(dtype) (what an empty segment holds)."""
     @register_kernel(op_type, ALL_DEVICES, host_memory=("segment_ids", "num_segments"))
     def factory(ctx):
         xp, name = ctx.xp, ctx.name
@@ -264,13 +266,13 @@ def _unsorted_extreme(op_type, ufunc, fill_fn):
             out = np.full((n,) + host.shape[ids.ndim:], fill_fn(host.dtype), dtype=host.dtype)
             keep = ids >= 0  # negative ids are dropped
             ufunc.at(out, ids[keep], host[keep])
-            return xp.asarray(out)  # an empty segment holds the dtype's lowest (max) / highest (min) value
+            return xp.asarray(out)
         return segment
     return factory
 
 
-_unsorted_extreme("UnsortedSegmentMax", np.maximum, _lowest)
-_unsorted_extreme("UnsortedSegmentMin", np.minimum, _highest)
+unsorted_segment_reduction("UnsortedSegmentMax", np.maximum, _lowest)
+unsorted_segment_reduction("UnsortedSegmentMin", np.minimum, _highest)
 
 
 @register_kernel("Unique", ("CPU",))
