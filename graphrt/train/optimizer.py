@@ -397,6 +397,17 @@ class RMSPropOptimizer(Optimizer):
                                                          use_locking=self._use_locking).op
 
 
+def create_accumulators(optimizer, var_list, value):
+    """An `accumulator` slot per variable, filled with `value` (Adagrad's and ProximalAdagrad's)."""
+    for v in var_list:
+        dtype = v.dtype.base_dtype
+        if v.get_shape().is_fully_defined():
+            init = variables_lib.Constant(value, dtype=dtype)
+        else:
+            init = array_ops.fill(array_ops.shape(v), np.asarray(value, dtype.np))
+        optimizer._get_or_make_slot_with_initializer(v, init, v.get_shape(), dtype, "accumulator", optimizer._name)
+
+
 class AdagradOptimizer(Optimizer):
     """TF1 Adagrad: one slot `accumulator` (`<var>/Adagrad`) starting at
     initial_accumulator_value."""
@@ -410,13 +421,7 @@ class AdagradOptimizer(Optimizer):
         self._learning_rate_tensor = None
 
     def _create_slots(self, var_list):
-        for v in var_list:
-            dtype = v.dtype.base_dtype
-            if v.get_shape().is_fully_defined():
-                init = variables_lib.Constant(self._initial_accumulator_value, dtype=dtype)
-            else:
-                init = array_ops.fill(array_ops.shape(v), np.asarray(self._initial_accumulator_value, dtype.np))
-            self._get_or_make_slot_with_initializer(v, init, v.get_shape(), dtype, "accumulator", self._name)
+        create_accumulators(self, var_list, self._initial_accumulator_value)
 
     def _prepare(self):
         self._learning_rate_tensor = convert_to_tensor(self._call_if_callable(self._learning_rate),

@@ -1,12 +1,8 @@
 """`tf.train.ProximalAdagradOptimizer`: one slot `accumulator` (`<var>/ProximalAdagrad`)
 starting at initial_accumulator_value; ApplyProximalAdagrad / SparseApplyProximalAdagrad.
 Its hyperparameters are not cast to the variable's dtype (as TF)."""
-import numpy as np
-
 from ..framework.op_builder import convert_to_tensor
-from ..ops import array_ops
-from ..ops import variables as variables_lib
-from .optimizer import Optimizer
+from .optimizer import Optimizer, create_accumulators
 from . import update_ops
 
 
@@ -23,13 +19,7 @@ class ProximalAdagradOptimizer(Optimizer):
         self._tensors = None
 
     def _create_slots(self, var_list):
-        for v in var_list:
-            dtype = v.dtype.base_dtype
-            if v.get_shape().is_fully_defined():
-                init = variables_lib.Constant(self._initial_accumulator_value, dtype=dtype)
-            else:
-                init = array_ops.fill(array_ops.shape(v), np.asarray(self._initial_accumulator_value, dtype.np))
-            self._get_or_make_slot_with_initializer(v, init, v.get_shape(), dtype, "accumulator", self._name)
+        create_accumulators(self, var_list, self._initial_accumulator_value)
 
     def _prepare(self):
         self._tensors = (convert_to_tensor(self._learning_rate, name="learning_rate"),
