@@ -5,12 +5,16 @@ JPEG is always decoded with libjpeg's accurate integer DCT, which is TF's
 `dct_method="INTEGER_ACCURATE"` (bit-exact). TF's default ("", its fast
 integer DCT) cannot be asked of Pillow; it differs by a few levels.
 
+16-bit PNGs with colour or alpha are read and written here (Pillow handles them at 8 bits only).
+
 Channel rules follow TF: `channels=0` keeps the file's own channels; a JPEG
 asked for 1 channel is decoded to grayscale by libjpeg itself (its Y
 plane); a PNG asked for 1 channel from colour uses libpng's rgb-to-gray
 with the weights TF gives it (0.299, 0.587: 9797, 19234, 3737 / 32768); asking for alpha adds an opaque one.
 """
 import io
+import struct
+import zlib
 
 import numpy as np
 
@@ -104,9 +108,78 @@ def _array(im):
 def _gray_from_rgb(rgb):
     """libpng's png_do_rgb_to_gray without gamma, with TF's coefficients (DecodePng, channels=1)."""
     r, g, b = (rgb[..., i].astype(np.int64) for i in range(3))
-    gray = (9797 * r + 19234 * g + 3737 * b) >> 15
+    # libpng rounds 16-bit samples and truncates 8-bit ones
+    gray = (9797 * r + 19234 * g + 3737 * b + (16384 if rgb.dtype == np.uint16 else 0)) >> 15
     same = (r == g) & (g == b)
     return np.where(same, r, gray).astype(rgb.dtype)[..., None]
+
+
+# PNG colour types by channel count (gray, gray+alpha, RGB, RGBA) and back.
+_PNG_COLOR_TYPE = {1: 0, 2: 4, 3: 2, 4: 6}
+_PNG_CHANNELS = {v: k for k, v in _PNG_COLOR_TYPE.items()}
+
+
+def _png_chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def _encode_png16(image, level):
+    """A 16-bit PNG. Pillow cannot be given 16-bit samples with several channels (nor, from
+    numpy, with one), so the file is written here (unfiltered rows: valid PNG, though not libpng's bytes)."""
+    h, w, c = image.shape
+    header = struct.pack(">IIBBBBB", w, h, 16, _PNG_COLOR_TYPE[c], 0, 0, 0)
+    rows = image.astype(">u2").reshape(h, w * c).view(np.uint8)
+    raw = np.concatenate([np.zeros((h, 1), np.uint8), rows], axis=1).tobytes()
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", zlib.compress(raw, 6 if level == -1 else level)) + _png_chunk(b"IEND", b""))
+
+
+def _paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+    return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+
+
+def _decode_png16(data):
+    """The samples of a non-interlaced 16-bit PNG with colour or alpha, or None for any other
+    PNG: Pillow reads those channels at 8 bits, losing what TF keeps."""
+    if len(data) < 33 or data[12:16] != b"IHDR":
+        return None
+    w, h, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", data[16:29])
+    if depth != 16 or color not in (2, 4, 6) or interlace:
+        return None
+    c, pos, idat = _PNG_CHANNELS[color], 8, []
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat.append(data[pos + 8:pos + 8 + n])
+        pos += 12 + n
+    raw = np.frombuffer(zlib.decompress(b"".join(idat)), np.uint8)
+    stride, bpp = w * c * 2, c * 2
+    raw = raw[:h * (stride + 1)].reshape(h, stride + 1)
+    out = np.zeros((h, stride), np.int32)
+    prev = np.zeros(stride, np.int32)
+    for y in range(h):
+        kind, line = raw[y, 0], raw[y, 1:].astype(np.int32)
+        if kind == 2:
+            line = (line + prev) & 255
+        elif kind in (1, 3, 4):
+            # Sub, Average and Paeth predict from the pixel to the left: one pixel at a time.
+            for x in range(0, stride, bpp):
+                left = out[y, x - bpp:x] if x else np.zeros(bpp, np.int32)
+                up = prev[x:x + bpp]
+                if kind == 1:
+                    pred = left
+                elif kind == 3:
+                    pred = (left + up) >> 1
+                else:
+                    pred = _paeth(left, up, prev[x - bpp:x] if x else np.zeros(bpp, np.int32))
+                out[y, x:x + bpp] = (line[x:x + bpp] + pred) & 255
+            prev = out[y]
+            continue
+        out[y] = line
+        prev = out[y]
+    return np.ascontiguousarray(out.astype(np.uint8).view(">u2").astype(np.uint16).reshape(h, w, c))
 
 
 def decode_png(data, channels, dtype, node):
@@ -119,7 +192,9 @@ def decode_png(data, channels, dtype, node):
         im = im.convert("RGBA" if "transparency" in im.info else "RGB")
     elif im.mode in ("1",):
         im = im.convert("L")
-    a = np.asarray(im)
+    a = _decode_png16(data)
+    if a is None:
+        a = np.asarray(im)
     if sixteen:
         a = a.astype(np.uint16)
     if a.ndim == 2:
@@ -138,7 +213,8 @@ def decode_png(data, channels, dtype, node):
             if alpha is None:
                 alpha = np.full(a.shape[:2] + (1,), 65535 if a.dtype == np.uint16 else 255, dtype=a.dtype)
             out = np.concatenate([color, alpha], axis=2)
-    return _as_depth(np.ascontiguousarray(out), dtype)
+    out = np.ascontiguousarray(out)
+    return out if dtype is None else _as_depth(out, dtype)
 
 
 def _as_depth(a, dtype):
@@ -197,7 +273,8 @@ def _decode_image(ctx):
                 raise errors.InvalidArgumentError("JPEG does not support 4 channels", node=node)
             image = decode_jpeg(data, channels, 1, node)
         elif kind == "png":
-            image = decode_png(data, channels, np.uint16 if dtype.name == "uint16" else np.uint8, node)
+            # float32 keeps a 16-bit file's precision (its own depth, scaled by _convert)
+            image = decode_png(data, channels, {"uint8": np.uint8, "uint16": np.uint16}.get(dtype.name), node)
         elif kind == "gif":
             if channels not in (0, 3):
                 raise errors.InvalidArgumentError(f"channels must be 0 or 3 for GIF, got {channels}", node=node)
@@ -208,6 +285,9 @@ def _decode_image(ctx):
             _pillow(node)
             im = _open(data, node, "bmp").convert("RGBA" if channels == 4 else "L" if channels == 1 else "RGB")
             image = _array(im)
+        if kind != "png" and dtype.name == "uint16":
+            # TF widens 8-bit JPEG, GIF and BMP samples by a shift (x256); PNG's libpng by x257
+            return image.astype(np.uint16) << 8
         return _convert(image, dtype)
     return decode
 
@@ -226,10 +306,6 @@ def _pil_image(image, node):
     if image.ndim != 3:
         raise errors.InvalidArgumentError(f"image must be 3-dimensional{list(image.shape)}", node=node)
     c = image.shape[2]
-    if image.dtype == np.uint16:
-        if c != 1:
-            raise errors.InvalidArgumentError("graphrt encodes 16-bit PNGs with 1 channel only", node=node)
-        return Image.fromarray(image[:, :, 0].astype(np.uint16), mode="I;16")
     modes = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
     if c not in modes:
         raise errors.InvalidArgumentError(f"image must have 1, 2, 3, or 4 channels, got {c}", node=node)
@@ -274,6 +350,9 @@ def _encode_png(ctx):
 
     def encode(image):
         _pillow(node)
+        image = np.asarray(image)
+        if image.dtype == np.uint16 and image.ndim == 3 and image.shape[2] in _PNG_COLOR_TYPE:
+            return np.array(_encode_png16(image, level), dtype=object)
         buf = io.BytesIO()
         _pil_image(image, node).save(buf, format="PNG", compress_level=6 if level == -1 else level)
         return np.array(buf.getvalue(), dtype=object)

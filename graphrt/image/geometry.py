@@ -45,6 +45,12 @@ def transpose(image, name=None):
     """Swaps the height and width of [h, w, c] images (or a batch)."""
     with get_default_graph().name_scope(name or "transpose"):
         image = convert_to_tensor(image, name="image")
+        if image.shape.ndims is None:
+            # TF picks the permutation at run time from the rank
+            return control_flow_ops.cond(
+                math_ops.equal(array_ops.rank(image), 3),
+                lambda: array_ops.transpose(image, [1, 0, 2], name=name or "transpose"),
+                lambda: array_ops.transpose(image, [0, 2, 1, 3], name=name or "transpose"))
         rank = _rank_3_or_4(image)
         return array_ops.transpose(image, [0, 2, 1, 3] if rank == 4 else [1, 0, 2], name=name or "transpose")
 

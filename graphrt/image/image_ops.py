@@ -5,12 +5,14 @@ built from the image ops and ordinary math ops as TF's image_ops_impl builds the
     image = tf.image.resize_images(image, [64, 64])             # float32, bilinear
     image = tf.image.per_image_standardization(image)
 """
+import numpy as np
+
 from ..framework import dtypes
 from ..framework.constant_value import constant_value
 from ..framework.graph import get_default_graph
 from ..framework.op_builder import apply_op, convert_to_tensor
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, control_flow_ops, math_ops, random_ops
+from ..ops import array_ops, control_flow_ops, control_ops, math_ops, random_ops
 
 
 class ResizeMethod:
@@ -45,8 +47,17 @@ def decode_gif(contents, name=None):
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
     """Decodes JPEG, PNG, GIF or BMP bytes, whichever they are: [h, w, c], or
     [frames, h, w, 3] for a GIF with `expand_animations`. A float dtype is scaled to [0, 1]."""
-    return apply_op("DecodeImage", [contents], name=name or "decode_image", channels=int(channels or 0),
-                    dtype=dtypes.as_dtype(dtype), expand_animations=bool(expand_animations)).outputs[0]
+    channels, dtype = int(channels or 0), dtypes.as_dtype(dtype)
+    with get_default_graph().name_scope(name or "decode_image"):
+        # as TF: other dtypes are decoded to uint16, then converted
+        decoded = dtype if dtype in (dtypes.float32, dtypes.uint8, dtypes.uint16) else dtypes.uint16
+        image = apply_op("DecodeImage", [contents], name="DecodeImage", channels=channels, dtype=decoded,
+                         expand_animations=bool(expand_animations)).outputs[0]
+        if decoded != dtype:
+            image = convert_image_dtype(image, dtype)
+        if not expand_animations:
+            image.set_shape([None, None, channels or None])
+        return image
 
 
 def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,  # noqa: A002 - TF's name
@@ -60,8 +71,10 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
 
 
 def encode_png(image, compression=-1, name=None):
-    """PNG bytes of a uint8 (or 1-channel uint16) [height, width, channels] image."""
-    return apply_op("EncodePng", [image], name=name or "EncodePng", compression=int(compression)).outputs[0]
+    """PNG bytes of a uint8 or uint16 [height, width, channels] image."""
+    # Converted first (as TF does) so a uint16 array keeps its dtype rather than taking T's default.
+    return apply_op("EncodePng", [convert_to_tensor(image)], name=name or "EncodePng",
+                    compression=int(compression)).outputs[0]
 
 
 # -- resizing --------------------------------------------------------------------------------
@@ -80,7 +93,14 @@ def _resize_op(op_type, default_name):
 resize_bilinear = _resize_op("ResizeBilinear", "ResizeBilinear")
 resize_nearest_neighbor = _resize_op("ResizeNearestNeighbor", "ResizeNearestNeighbor")
 resize_bicubic = _resize_op("ResizeBicubic", "ResizeBicubic")
-resize_area = _resize_op("ResizeArea", "ResizeArea")
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    """`ResizeArea` of a 4-D batch to `size` (TF's op has no half_pixel_centers)."""
+    return apply_op("ResizeArea", [images, convert_to_tensor(size, dtype=dtypes.int32, name="size")],
+                    name=name or "ResizeArea", align_corners=bool(align_corners)).outputs[0]
+
+
 # TF2's tf.image.ResizeMethod names, which TF's v1 resize_images accepts too
 _METHOD_NAMES = {"bilinear": ResizeMethod.BILINEAR, "nearest": ResizeMethod.NEAREST_NEIGHBOR,
                  "bicubic": ResizeMethod.BICUBIC, "area": ResizeMethod.AREA}
@@ -88,13 +108,17 @@ _RESIZERS = {ResizeMethod.BILINEAR: resize_bilinear, ResizeMethod.NEAREST_NEIGHB
              ResizeMethod.BICUBIC: resize_bicubic, ResizeMethod.AREA: resize_area}
 
 
+def _has_float(value):
+    if isinstance(value, (list, tuple)):
+        return any(_has_float(v) for v in value)
+    return isinstance(value, (float, np.floating)) or isinstance(value, np.ndarray) and value.dtype.kind == "f"
+
+
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False, preserve_aspect_ratio=False,
                   name=None):
     """Resizes a [h, w, c] image or a [batch, h, w, c] batch to `size` (TF1's v1 resize):
     a float32 result except with NEAREST_NEIGHBOR; the input as is when the size is unchanged."""
     resizer = _RESIZERS.get(_METHOD_NAMES.get(method, method) if isinstance(method, str) else method)
-    if resizer is None:
-        raise ValueError(f"Resize method is not implemented: {method}")
     g = get_default_graph()
     with g.name_scope(name or "resize"):
         images = convert_to_tensor(images, name="images")
@@ -107,11 +131,15 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             raise ValueError("'images' must have either 3 or 4 dimensions.")
         _, height, width, _ = images.shape.as_list()
         try:
+            # TF will not convert float sizes to int32
+            if _has_float(size):
+                raise TypeError(size)
             size = convert_to_tensor(size, dtypes.int32, name="size")
         except (TypeError, ValueError):
             raise ValueError("'size' must be a 1-D int32 Tensor") from None
         if not size.shape.is_compatible_with([2]):
             raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        known, folded = constant_value(size), None
         if preserve_aspect_ratio:
             dims = array_ops.shape(images)
             cur_h, cur_w = math_ops.cast(dims[1], dtypes.float32), math_ops.cast(dims[2], dtypes.float32)
@@ -119,31 +147,49 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
                                       math_ops.cast(size[1], dtypes.float32) / cur_w)
             size = array_ops.stack([math_ops.cast(math_ops.round(factor * cur_h), dtypes.int32),
                                     math_ops.cast(math_ops.round(factor * cur_w), dtypes.int32)], name="size")
-        known = constant_value(size)
+            # TF's Python sees no constant size here (so never skips the resize), but its C++
+            # shape function folds the arithmetic when the sizes are static: the same float32 steps
+            if known is not None and None not in (height, width):
+                f32 = np.float32
+                factor = min(f32(known[0]) / f32(height), f32(known[1]) / f32(width))
+                folded = [int(np.round(f32(factor * f32(height)))), int(np.round(f32(factor * f32(width))))]
+            known = None
         new_h, new_w = (int(known[0]), int(known[1])) if known is not None else (None, None)
         if None not in (new_h, new_w, height, width) and (new_h, new_w) == (height, width):
             return images if is_batch else array_ops.squeeze(images, axis=[0])
+        if resizer is None:
+            raise ValueError(f"Resize method is not implemented: {method}")
         images = resizer(images, size, align_corners=align_corners)
+        if folded is not None:
+            new_h, new_w = folded
         images.set_shape([None, new_h, new_w, None])
         return images if is_batch else array_ops.squeeze(images, axis=[0])
 
 
 # -- dtypes and adjustments -----------------------------------------------------------------
 
-def _saturate_cast(value, dtype):
-    """Clamps to `dtype`'s range before casting (TF's saturate_cast)."""
+def _saturate_cast(value, dtype, name=None):
+    """Clamps to `dtype`'s range before casting (TF's saturate_cast). A limit the input dtype
+    cannot hold rounds outwards when cast (float16(32767) is 32768), so, as TF, it is nudged
+    inwards."""
     if value.dtype.is_floating and dtype.is_integer or value.dtype.is_integer and dtype.is_integer and \
             (value.dtype.min < dtype.min or value.dtype.max > dtype.max):
-        lo = max(value.dtype.min, dtype.min)
-        hi = min(value.dtype.max, dtype.max)
-        value = math_ops.minimum(math_ops.maximum(value, math_ops.cast(lo, value.dtype)),
-                                 math_ops.cast(hi, value.dtype))
-    return math_ops.cast(value, dtype)
+        src = value.dtype.np.type
+        promoted = np.promote_types(src, dtype.np)
+        lo = src(max(value.dtype.min, dtype.min))
+        if np.array(lo, promoted) < np.array(dtype.min, promoted):
+            lo = np.nextafter(lo, src(0), dtype=src)
+        hi = src(min(float(value.dtype.max), float(dtype.max)))
+        if np.array(hi, promoted) > np.array(dtype.max, promoted):
+            hi = np.nextafter(hi, src(0), dtype=src)
+        value = math_ops.minimum(math_ops.maximum(value, convert_to_tensor(lo, value.dtype)),
+                                 convert_to_tensor(hi, value.dtype))
+    return math_ops.cast(value, dtype, name=name)
 
 
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """Converts between image dtypes with TF's scaling: integers span their full
-    range, floats [0, 1)."""
+    range, floats [0, 1). The result is the op named after the scope, as TF names it."""
     image = convert_to_tensor(image, name="image")
     dtype = dtypes.as_dtype(dtype)
     if not (dtype.is_floating or dtype.is_integer):
@@ -151,24 +197,24 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
     if dtype == image.dtype.base_dtype:
         return array_ops.identity(image, name=name)
     g = get_default_graph()
-    with g.name_scope(name or "convert_image"):
+    with g.name_scope(name or "convert_image") as scope:
         src = image.dtype.base_dtype
         if src.is_integer and dtype.is_integer:
             scale_in, scale_out = src.max, dtype.max
             if scale_in > scale_out:
                 scale = (scale_in + 1) // (scale_out + 1)
                 scaled = math_ops.floordiv(image, convert_to_tensor(scale, dtype=src))
-                return _saturate_cast(scaled, dtype) if saturate else math_ops.cast(scaled, dtype)
+                return _saturate_cast(scaled, dtype, scope) if saturate else math_ops.cast(scaled, dtype, name=scope)
             cast = _saturate_cast(image, dtype) if saturate else math_ops.cast(image, dtype)
             scale = (scale_out + 1) // (scale_in + 1)
-            return math_ops.multiply(cast, convert_to_tensor(scale, dtype=dtype))
+            return math_ops.multiply(cast, convert_to_tensor(scale, dtype=dtype), name=scope)
         if src.is_floating and dtype.is_floating:
-            return math_ops.cast(image, dtype)
+            return math_ops.cast(image, dtype, name=scope)
         if src.is_integer:
             cast = math_ops.cast(image, dtype)
-            return math_ops.multiply(cast, convert_to_tensor(1.0 / src.max, dtype=dtype))
+            return math_ops.multiply(cast, convert_to_tensor(1.0 / src.max, dtype=dtype), name=scope)
         scaled = math_ops.multiply(image, convert_to_tensor(dtype.max + 0.5, dtype=src))
-        return _saturate_cast(scaled, dtype) if saturate else math_ops.cast(scaled, dtype)
+        return _saturate_cast(scaled, dtype, scope) if saturate else math_ops.cast(scaled, dtype, name=scope)
 
 
 def _as_float(image):
@@ -363,16 +409,57 @@ def central_crop(image, central_fraction):
         return array_ops.slice(image, array_ops.stack(begin), array_ops.stack(size))
 
 
+def _as_batch(image):
+    """`image` as a 4-D batch (an unknown rank taken as one image, as TF does) and whether it was one."""
+    ndims = image.shape.ndims
+    if ndims == 4:
+        return image, True
+    if ndims not in (3, None):
+        raise ValueError(f"'image' (shape {image.shape}) must have either 3 or 4 dimensions.")
+    image = array_ops.expand_dims(image, 0)
+    if ndims is None:
+        image.set_shape([None] * 4)
+    return image, False
+
+
+def _static(*values):
+    return all(isinstance(v, (int, np.integer)) for v in values)
+
+
+def _check(values, condition, message):
+    """TF's build-time check of offsets and sizes known in Python (tensors are checked by the kernels)."""
+    if _static(*values) and not condition(*values):
+        raise ValueError(message)
+
+
+def _dims(image):
+    """[batch, height, width, depth]: static where known, else from the shape at run time (TF's _ImageDimensions)."""
+    static = image.shape.as_list()
+    if None not in static:
+        return static
+    dynamic = array_ops.shape(image)
+    return [d if d is not None else dynamic[i] for i, d in enumerate(static)]
+
+
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The [offset, offset + target) box of the height and width."""
     g = get_default_graph()
     with g.name_scope("crop_to_bounding_box"):
         image = convert_to_tensor(image, name="image")
-        batched = image.shape.ndims == 4
-        if not batched:
-            image = array_ops.expand_dims(image, 0)
+        image, batched = _as_batch(image)
+        batch, height, width, depth = image.shape.as_list()
+        _check([offset_width], lambda o: o >= 0, "offset_width must be >= 0.")
+        _check([offset_height], lambda o: o >= 0, "offset_height must be >= 0.")
+        _check([target_width], lambda t: t > 0, "target_width must be > 0.")
+        _check([target_height], lambda t: t > 0, "target_height must be > 0.")
+        _check([width, target_width, offset_width], lambda w, t, o: w >= t + o, "width must be >= target + offset.")
+        _check([height, target_height, offset_height], lambda h, t, o: h >= t + o,
+               "height must be >= target + offset.")
+        image = control_ops.with_dependencies([], image)  # TF's (here empty) run-time checks
         out = array_ops.slice(image, array_ops.stack([0, offset_height, offset_width, 0]),
                               array_ops.stack([-1, target_height, target_width, -1]))
+        out.set_shape([batch, target_height if _static(target_height) else None,
+                       target_width if _static(target_width) else None, depth])
         return out if batched else array_ops.squeeze(out, axis=[0])
 
 
@@ -381,19 +468,19 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     g = get_default_graph()
     with g.name_scope("pad_to_bounding_box"):
         image = convert_to_tensor(image, name="image")
-        batched = image.shape.ndims == 4
-        if not batched:
-            image = array_ops.expand_dims(image, 0)
-        shape = array_ops.shape(image)
-        after_h = target_height - offset_height - shape[1]
-        after_w = target_width - offset_width - shape[2]
+        image, batched = _as_batch(image)
+        batch, height, width, depth = _dims(image)
+        after_h = target_height - offset_height - height
+        after_w = target_width - offset_width - width
+        _check([offset_height], lambda o: o >= 0, "offset_height must be >= 0")
+        _check([offset_width], lambda o: o >= 0, "offset_width must be >= 0")
+        _check([after_w], lambda a: a >= 0, "width must be <= target - offset")
+        _check([after_h], lambda a: a >= 0, "height must be <= target - offset")
+        image = control_ops.with_dependencies([], image)  # TF's (here empty) run-time checks
         paddings = array_ops.reshape(array_ops.stack([0, 0, offset_height, after_h, offset_width, after_w, 0, 0]),
                                      [4, 2])
         out = array_ops.pad(image, paddings)
-        dims = image.shape.as_list()
-        th = target_height if isinstance(target_height, int) else None
-        tw = target_width if isinstance(target_width, int) else None
-        out.set_shape([dims[0], th, tw, dims[3]])
+        out.set_shape([v if _static(v) else None for v in (batch, target_height, target_width, depth)])
         return out if batched else array_ops.squeeze(out, axis=[0])
 
 
@@ -402,15 +489,13 @@ def resize_image_with_crop_or_pad(image, target_height, target_width):
     g = get_default_graph()
     with g.name_scope("resize_image_with_crop_or_pad"):
         image = convert_to_tensor(image, name="image")
-        _at_least_3d(image)
-        dims = image.shape.as_list()
-        h_axis = image.shape.ndims - 3
-        height, width = dims[h_axis], dims[h_axis + 1]
-        if height is None or width is None:
-            shape = array_ops.shape(image)
-            height, width = shape[h_axis], shape[h_axis + 1]
-        mx, mn = (max, min) if isinstance(height, int) and isinstance(width, int) else (math_ops.maximum,
-                                                                                       math_ops.minimum)
+        image, batched = _as_batch(image)
+        _check([target_width], lambda t: t > 0, "target_width must be > 0.")
+        _check([target_height], lambda t: t > 0, "target_height must be > 0.")
+        image = control_ops.with_dependencies([], image)  # TF's (here empty) run-time checks
+        _, height, width, _ = _dims(image)
+        mx, mn = (max, min) if _static(height, width, target_height, target_width) else (math_ops.maximum,
+                                                                                          math_ops.minimum)
         width_diff = target_width - width
         offset_crop_width = mx(-width_diff // 2, 0)
         offset_pad_width = mx(width_diff // 2, 0)
@@ -420,8 +505,5 @@ def resize_image_with_crop_or_pad(image, target_height, target_width):
         cropped = crop_to_bounding_box(image, offset_crop_height, offset_crop_width, mn(target_height, height),
                                        mn(target_width, width))
         out = pad_to_bounding_box(cropped, offset_pad_height, offset_pad_width, target_height, target_width)
-        if isinstance(target_height, int) and isinstance(target_width, int):
-            shape = out.shape.as_list()
-            shape[h_axis], shape[h_axis + 1] = target_height, target_width
-            out.set_shape(TensorShape(shape))
-        return out
+        out = control_ops.with_dependencies([], out)
+        return out if batched else array_ops.squeeze(out, axis=[0])

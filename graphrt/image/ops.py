@@ -82,7 +82,9 @@ _REAL = (dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.int32, d
 _RESIZE_ATTRS = {"align_corners": False, "half_pixel_centers": False}
 for _name, _out in (("ResizeBilinear", "resized_images: float32"), ("ResizeBicubic", "resized_images: float32"),
                     ("ResizeArea", "resized_images: float32"), ("ResizeNearestNeighbor", "resized_images: T")):
-    register_op(_name, ["images: T", "size: int32"], [_out], attrs=dict(_RESIZE_ATTRS), shape_fn=_resize_shape,
+    # TF's ResizeArea has no half_pixel_centers attr
+    attrs = {"align_corners": False} if _name == "ResizeArea" else dict(_RESIZE_ATTRS)
+    register_op(_name, ["images: T", "size: int32"], [_out], attrs=attrs, shape_fn=_resize_shape,
                 allowed_types={"T": _REAL})
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 register_op("ResizeBilinearGrad", ["grads: float32", "original_image: T"], ["output: T"],

@@ -119,10 +119,11 @@ def _check(images, size, node, op):
     return out_h, out_w
 
 
-def _separable(weights_fn):
+def _separable(weights_fn, half_pixel=True):
+    """`half_pixel`: whether the op has a half_pixel_centers attr (ResizeArea has none)."""
     def factory(ctx):
         node, op = ctx.name, ctx.op_type
-        ac, hp = bool(ctx.attr("align_corners")), bool(ctx.attr("half_pixel_centers"))
+        ac, hp = bool(ctx.attr("align_corners")), half_pixel and bool(ctx.attr("half_pixel_centers"))
         if ac and hp:
             raise errors.InvalidArgumentError("If half_pixel_centers is True, align_corners must be False.", node=node)
 
@@ -156,7 +157,7 @@ def _separable_grad(weights_fn):
 register_kernel("ResizeBilinear", "CPU", host_memory=("size",))(_separable(bilinear_weights))
 register_kernel("ResizeBicubic", "CPU", host_memory=("size",))(_separable(bicubic_weights))
 register_kernel("ResizeArea", "CPU", host_memory=("size",))(
-    _separable(lambda i, o, ac, hp: area_weights(i, o, ac)))
+    _separable(lambda i, o, ac, hp: area_weights(i, o, ac), half_pixel=False))
 register_kernel("ResizeBilinearGrad", "CPU")(_separable_grad(bilinear_weights))
 register_kernel("ResizeBicubicGrad", "CPU")(_separable_grad(bicubic_weights))
 
@@ -165,6 +166,8 @@ register_kernel("ResizeBicubicGrad", "CPU")(_separable_grad(bicubic_weights))
 def _nearest(ctx):
     node = ctx.name
     ac, hp = bool(ctx.attr("align_corners")), bool(ctx.attr("half_pixel_centers"))
+    if ac and hp:
+        raise errors.InvalidArgumentError("If half_pixel_centers is True, align_corners must be False.", node=node)
 
     def resize(images, size):
         out_h, out_w = _check(images, size, node, "ResizeNearestNeighbor")
