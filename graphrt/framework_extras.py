@@ -272,11 +272,9 @@ def op_scope(values, name, default_name=None):
         yield s
 
 
-@contextlib.contextmanager
 def container(container_name):
-    """Accepted for TF1 programs: graphrt's stateful resources live per device by name, not in
-    containers, so the scope names the container and changes nothing."""
-    yield container_name
+    """The default graph's `container` scope, as TF's `tf.container`."""
+    return get_default_graph().container(container_name)
 
 
 def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):

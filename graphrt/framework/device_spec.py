@@ -68,7 +68,7 @@ class DeviceSpec:
             elif len(fields) == 3 and name == "device":
                 if self.device_type is not None:
                     raise ValueError(f"Cannot specify multiple device types: {spec}")
-                self.device_type = fields[1]
+                self.device_type = _device_type(fields[1])
                 if fields[2] != "*":
                     self.device_index = _index(fields[2], spec)
             else:

@@ -19,10 +19,13 @@ class Dimension:
         if isinstance(value, Dimension):
             value = value._value
         if value is not None:
-            try:
-                value = int(value.__index__()) if hasattr(value, "__index__") else int(value)
-            except (TypeError, ValueError):
-                raise TypeError(f"Dimension value must be integer or None, got {value!r}") from None
+            # As TF: only ints and objects with __index__ (numpy ints); floats and strings
+            # are a TypeError rather than being truncated or parsed.
+            if not isinstance(value, int):
+                if not hasattr(value, "__index__"):
+                    raise TypeError(f"Dimension value must be integer or None or have an __index__ "
+                                    f"method, got value '{value!r}' with type '{type(value)!r}'")
+                value = int(value.__index__())
             if value < 0:
                 raise ValueError(f"Dimension {value} must be >= 0")
         self._value = value
@@ -75,6 +78,25 @@ class Dimension:
     def __ne__(self, other):
         eq = self.__eq__(other)
         return eq if eq is None or eq is NotImplemented else not eq
+
+    def _compare(self, other, fn):
+        """`fn` of the two values, or None when either is unknown (TF's Dimension ordering)."""
+        other = as_dimension(other)
+        if self._value is None or other._value is None:
+            return None
+        return fn(self._value, other._value)
+
+    def __lt__(self, other):
+        return self._compare(other, lambda a, b: a < b)
+
+    def __le__(self, other):
+        return self._compare(other, lambda a, b: a <= b)
+
+    def __gt__(self, other):
+        return self._compare(other, lambda a, b: a > b)
+
+    def __ge__(self, other):
+        return self._compare(other, lambda a, b: a >= b)
 
     def __hash__(self):
         return hash(self._value)
@@ -167,6 +189,27 @@ class TensorShape:
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
 
+    def assert_same_rank(self, other):
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and len(self._dims) != len(other._dims):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def assert_is_fully_defined(self):
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def most_specific_compatible_shape(self, other):
+        """Known dims where both shapes agree, None elsewhere; unknown rank when the ranks differ."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return unknown_shape()
+        return TensorShape([a._value if a._value is not None and a._value == b._value else None
+                            for a, b in zip(self._dims, other._dims)])
+
+    def as_proto(self):
+        from .tensor_util import shape_to_proto  # tensor_util imports this module
+        return shape_to_proto(self)
+
     def assert_has_rank(self, rank):
         if self._dims is not None and len(self._dims) != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
@@ -183,11 +226,22 @@ class TensorShape:
             raise ValueError(f"Shape {self} must have rank at least {rank}")
         return self
 
+    def with_rank_at_most(self, rank):
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
     def concatenate(self, other):
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return as_shape(other).concatenate(self)
 
     def __len__(self):
         if self._dims is None:

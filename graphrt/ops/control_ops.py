@@ -1,6 +1,5 @@
 """Control ops that need no frames: NoOp, group, tuple, Print, Assert,
 CheckNumerics, Timestamp. (cond and while_loop live in control_flow_ops.py.)"""
-import builtins
 import sys
 import time
 
@@ -11,7 +10,7 @@ from ..framework import dtypes
 from ..framework.graph import Operation, Tensor, get_default_graph, graph_of
 from ..framework.op_builder import apply_op, convert_to_tensor
 from ..framework.registry import not_differentiable, register_gradient, register_kernel, register_op
-from . import shape_fns
+from . import nest, shape_fns
 from .math_kernels import ALL_DEVICES
 
 register_op("NoOp", [], [])
@@ -112,14 +111,9 @@ def group(*inputs, **kwargs):
     NoOp is enough here because control edges cross devices on their own)."""
     name = kwargs.pop("name", None)
     if kwargs:
-        raise TypeError(f"Unknown keyword arguments: {list(kwargs)}")
-    flat = []
-    for x in inputs:
-        if isinstance(x, (list, builtins.tuple)):
-            flat.extend(x)
-        elif x is not None:
-            flat.append(x)
-    ops = [_as_op(x) for x in flat]
+        raise ValueError("Unknown keyword arguments: " + ", ".join(kwargs))
+    # Any nesting of lists, tuples and dicts, as TF's nest.flatten; a None is a TypeError.
+    ops = [_as_op(x) for x in nest.flatten(inputs)]
     g = graph_of(ops)
     with g.as_default(), g.name_scope(name or "group_deps") as scope:
         with g.control_dependencies(ops):
@@ -128,12 +122,28 @@ def group(*inputs, **kwargs):
 
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - the TF name
     """Tensors that are each available only after all of `tensors` are computed."""
-    from .array_ops import identity
     g = graph_of([t for t in tensors if t is not None])
     with g.as_default(), g.name_scope(name or "tuple"):
-        gate = group(*[t for t in tensors if t is not None], *(control_inputs or []), name="control_dependency")
-        with g.control_dependencies([gate]):
-            return [None if t is None else identity(t) for t in tensors]
+        tensors = [t if t is None or isinstance(t, (Tensor, Operation)) else convert_to_tensor(t) for t in tensors]
+        gating_ops = [t if isinstance(t, Operation) else t.op for t in tensors if t is not None]
+        for c in control_inputs or []:
+            if not isinstance(c, (Tensor, Operation)):
+                raise TypeError(f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}")
+            gating_ops.append(_as_op(c))
+        if not gating_ops:
+            raise ValueError(f"'tensors' must have at least one Tensor. Received: {tensors}.")
+        # TF's names: a `group_deps` gate, and each tensor gated by `with_dependencies`.
+        gate = group(*dict.fromkeys(gating_ops))
+        out = []
+        for t in tensors:
+            if isinstance(t, Tensor):
+                out.append(with_dependencies([gate], t))
+            elif isinstance(t, Operation):
+                with g.control_dependencies([gate]):
+                    out.append(group(t))
+            else:
+                out.append(None)
+        return out
 
 
 def with_dependencies(dependencies, output_tensor, name=None):
@@ -152,10 +162,15 @@ def Print(input_, data, message=None, first_n=None, summarize=None, name=None): 
 
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - the TF name
     data = [convert_to_tensor(d) for d in data]
-    if any(d.dtype.base_dtype != data[0].dtype.base_dtype for d in data):
-        raise TypeError("graphrt's Assert takes data tensors of one dtype")
-    return apply_op("Assert", [condition, data], name=name or "Assert", summarize=summarize or 3,
-                    T=data[0].dtype.base_dtype if data else dtypes.float32)
+    if not data:
+        raise ValueError("Attr 'T' of 'Assert' Op passed list of length 0 less than minimum 1.")
+    condition = convert_to_tensor(condition, dtype=dtypes.bool)
+    g = graph_of([condition] + data)
+    # T is a list of dtypes (TF's `T: list(type)`), so a message can mix strings and numbers;
+    # apply_op infers one dtype per type attr, so the op is created directly.
+    attrs = {"summarize": summarize or 3, "T": [d.dtype.base_dtype for d in data], "N": len(data)}
+    with g.as_default(), g.name_scope(name or "Assert") as scope:
+        return g.create_op("Assert", [condition] + data, attrs, name=scope)
 
 
 def timestamp(name=None):

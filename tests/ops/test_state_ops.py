@@ -329,7 +329,7 @@ def test_group_runs_all_its_inputs(graph, sess):
     assert sess.run(both) is None
     assert sess.run([a, b]) == [1, 2]
     assert tf.no_op(name="nothing").type == "NoOp"
-    with pytest.raises(TypeError, match="Unknown keyword arguments"):
+    with pytest.raises(ValueError, match="Unknown keyword arguments"):
         tf.group(both, colour="red")
 
 
