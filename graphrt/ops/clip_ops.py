@@ -6,23 +6,32 @@ import collections.abc
 import numpy as np
 
 from ..framework.graph import get_default_graph, graph_of
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_builder import constant, convert_to_tensor
 from . import array_ops, math_ops, nn_ops
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """t * clip_norm / max(l2norm(t, axes), clip_norm)."""
-    g = graph_of([t, clip_norm])
+    """t * clip_norm / max(l2norm(t, axes), clip_norm), for a Tensor or an IndexedSlices's values;
+    a negative clip_norm counts as 0 and a tensor one is cast to t's dtype, as in TF."""
+    g = graph_of([t.values if isinstance(t, IndexedSlices) else t, clip_norm])
     with g.as_default(), g.name_scope(name or "clip_by_norm") as scope:
-        values = convert_to_tensor(t, name="t")
+        values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
+        if np.isscalar(clip_norm):
+            clip_norm = max(clip_norm, 0)
+        else:
+            clip_norm = math_ops.cast(math_ops.maximum(clip_norm, 0), values.dtype)
         l2sum = math_ops.reduce_sum(values * values, axes, keepdims=True)
         pred = l2sum > 0
         # two-tap where: no NaN gradient at a zero norm
         l2sum_safe = math_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
         l2norm = math_ops.where(pred, math_ops.sqrt(l2sum_safe), l2sum)
         intermediate = values * clip_norm
-        values.shape.merge_with(intermediate.shape)  # no unintended broadcasting
-        return array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm), name=scope)
+        values.shape.assert_is_compatible_with(intermediate.shape)  # no unintended broadcasting
+        values_clip = array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm), name=scope)
+        if isinstance(t, IndexedSlices):
+            return IndexedSlices(values_clip, t.indices, t.dense_shape)
+        return values_clip
 
 
 def _check_sequence(t_list):
@@ -31,12 +40,22 @@ def _check_sequence(t_list):
     return list(t_list)
 
 
+def _values(t_list):
+    """The tensors of t_list: an IndexedSlices's values, Nones left out."""
+    return [t.values if isinstance(t, IndexedSlices) else t for t in t_list if t is not None]
+
+
+def _convert_values(t_list):
+    return [convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name=f"t_{i}") if t is not None
+            else None for i, t in enumerate(t_list)]
+
+
 def global_norm(t_list, name=None):
     """sqrt(sum(l2norm(t) ** 2 for t in t_list)); None entries are ignored."""
     t_list = _check_sequence(t_list)
-    g = graph_of([t for t in t_list if t is not None])
+    g = graph_of(_values(t_list))
     with g.as_default(), g.name_scope(name or "global_norm"):
-        values = [convert_to_tensor(t, name=f"t_{i}") if t is not None else None for i, t in enumerate(t_list)]
+        values = _convert_values(t_list)
         half_squared_norms = []
         for v in values:
             if v is not None:
@@ -53,12 +72,12 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     t_list = _check_sequence(t_list)
     if use_norm is None:
         use_norm = global_norm(t_list, name)
-    g = graph_of([t for t in t_list if t is not None] + [clip_norm])
+    g = graph_of(_values(t_list) + [clip_norm])
     with g.as_default(), g.name_scope(name or "clip_by_global_norm") as scope:
         one = constant(1.0, dtype=use_norm.dtype)
         scale_for_finite = clip_norm * math_ops.minimum(1.0 / use_norm, one / clip_norm)
         scale = scale_for_finite + (use_norm - use_norm)  # NaN for an inf/NaN norm
-        values = [convert_to_tensor(t, name=f"t_{i}") if t is not None else None for i, t in enumerate(t_list)]
+        values = _convert_values(t_list)
         clipped = []
         for i, v in enumerate(values):
             if v is None:
@@ -66,6 +85,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                 continue
             with g.colocate_with(v.op):
                 clipped.append(array_ops.identity(v * math_ops.cast(scale, v.dtype.base_dtype), name=f"{scope}_{i}"))
+        clipped = [IndexedSlices(c, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else c
+                   for c, t in zip(clipped, t_list)]
     return clipped, use_norm
 
 

@@ -305,11 +305,24 @@ def is_finite(x, name=None):
 
 
 def div_no_nan(x, y, name=None):
-    """x / y, and 0 wherever y is 0."""
+    """x / y, and 0 wherever y is 0; integers are cast to floating point first as truediv casts
+    them (int8/16 -> float32, int32/64 -> float64)."""
     g = graph_of([v for v in (x, y) if is_tensor_like(v)])
     with g.as_default(), g.name_scope(name or "div_no_nan") as scope:
-        x = convert_to_tensor(x, name="x")
-        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        if not is_tensor_like(x) and is_tensor_like(y):  # a Python x takes y's dtype, as in TF
+            y = convert_to_tensor(y, name="y")
+            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+        else:
+            x = convert_to_tensor(x, name="x")
+            y = convert_to_tensor(y, name="y", preferred_dtype=x.dtype.base_dtype)
+        dt = x.dtype.base_dtype
+        if dt != y.dtype.base_dtype:
+            raise TypeError(f"`x` and `y` must have the same dtype, got {dt!r} != {y.dtype.base_dtype!r}.")
+        if dt.is_bool or dt == dtypes.string:
+            raise TypeError(f"Invalid dtype {dt!r} in tf.math.divide_no_nan.")
+        if dt.is_integer:
+            target = dtypes.float32 if dt.size <= 2 else dtypes.float64
+            x, y = math_ops.cast(x, target), math_ops.cast(y, target)
         return apply_op("DivNoNan", [x, y], name=scope).outputs[0]
 
 
@@ -421,7 +434,9 @@ def _tensordot_axes(a, axes):
             if axes > a_shape.ndims:
                 raise ValueError(f"'axes' must not be larger than the number of dimensions of tensor {a}.")
             return list(range(a_shape.ndims - axes, a_shape.ndims)), list(range(axes))
-        raise ValueError("graphrt's tensordot needs a of known rank for an integer `axes`")
+        rank = array_ops.rank(a)
+        return (math_ops.range(rank - axes, rank, dtype=dtypes.int32),
+                math_ops.range(axes, dtype=dtypes.int32))
     if isinstance(axes, (list, tuple)):
         if len(axes) != 2:
             raise ValueError("'axes' must be an integer or have length 2.")
@@ -432,13 +447,14 @@ def _tensordot_axes(a, axes):
         if len(a_axes) != len(b_axes):
             raise ValueError(f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != {len(b_axes)}.")
         return a_axes, b_axes
-    raise ValueError("graphrt's tensordot needs `axes` as an int or a pair of lists")
+    axes = convert_to_tensor(axes, name="axes", dtype=dtypes.int32)
+    return axes[0], axes[1]
 
 
 def _tensordot_reshape(a, axes, flipped=False):
     shape = a.shape
-    if shape.ndims is None:
-        raise ValueError("graphrt's tensordot needs operands of known rank")
+    if shape.ndims is None or not isinstance(axes, list):
+        return _tensordot_reshape_dynamic(a, axes, flipped)
     rank = shape.ndims
     axes = [i if i >= 0 else i + rank for i in axes]
     free = [i for i in range(rank) if i not in axes]
@@ -467,6 +483,27 @@ def _tensordot_reshape(a, axes, flipped=False):
     return reshaped, free_dims_t, free_dims
 
 
+def _tensordot_reshape_dynamic(a, axes, flipped):
+    """The reshape for an operand of unknown rank or axes given as a tensor: every index computed
+    in the graph as TF computes it, and no static free dimensions."""
+    shape_a = array_ops.shape(a)
+    rank_a = array_ops.rank(a)
+    axes = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+    axes = math_ops.where(axes >= 0, axes, axes + rank_a)
+    free = apply_op("ListDiff", [math_ops.range(rank_a), axes], out_idx=dtypes.int32).outputs[0]
+    free_dims = array_ops.gather(shape_a, free)
+    axes_dims = array_ops.gather(shape_a, axes)
+    prod_free = math_ops.reduce_prod(free_dims)
+    prod_axes = math_ops.reduce_prod(axes_dims)
+    if flipped:
+        perm = array_ops.concat([axes, free], 0)
+        new_shape = array_ops.stack([prod_axes, prod_free])
+    else:
+        perm = array_ops.concat([free, axes], 0)
+        new_shape = array_ops.stack([prod_free, prod_axes])
+    return array_ops.reshape(array_ops.transpose(a, perm), new_shape), free_dims, None
+
+
 def tensordot(a, b, axes, name=None):
     """Sum over `axes` of a and b (a matmul of the reshaped operands, as TF builds it)."""
     g = graph_of([v for v in (a, b) if is_tensor_like(v)])
@@ -485,7 +522,8 @@ def tensordot(a, b, axes, name=None):
         a_free_t = a_free if is_tensor_like(a_free) else constant(np.array(a_free, dtype=np.int32))
         b_free_t = b_free if is_tensor_like(b_free) else constant(np.array(b_free, dtype=np.int32))
         product = array_ops.reshape(ab, array_ops.concat([a_free_t, b_free_t], 0), name=scope)
-        product.set_shape(a_free_static + b_free_static)
+        if a_free_static is not None and b_free_static is not None:
+            product.set_shape(a_free_static + b_free_static)
         return product
 
 

@@ -507,9 +507,18 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clips t (a Tensor, or an IndexedSlices whose values are clipped); ValueError where the bounds
+    would broadcast t to a larger shape, as in TF."""
+    from ..framework.indexed_slices import IndexedSlices
     with get_default_graph().name_scope(name or "clip_by_value") as scope:
-        t = convert_to_tensor(t, name="t")
-        return maximum(minimum(t, clip_value_max), clip_value_min, name=scope)  # named like the scope, as TF
+        values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
+        t_min = minimum(values, clip_value_max)
+        values.shape.assert_is_compatible_with(t_min.shape)
+        t_max = maximum(t_min, clip_value_min, name=scope)  # named like the scope, as TF
+        values.shape.assert_is_compatible_with(t_max.shape)
+        if isinstance(t, IndexedSlices):
+            return IndexedSlices(t_max, t.indices, t.dense_shape)
+        return t_max
 
 
 # -- reductions ---------------------------------------------------------------------
@@ -708,9 +717,18 @@ for _name in ("Cumsum", "Cumprod"):
                 allowed_types={"T": NUMERIC, "Tidx": INDEX})
 
 
+def _cumulative(op_type, x, axis, exclusive, reverse, name):
+    with get_default_graph().name_scope(name or op_type) as scope:  # taken even when the op fails, as in TF
+        # TF converts a Python axis without casting: a float (even 1.0) is a float32 the op rejects.
+        if not is_tensor_like(axis) and np.asarray(axis).dtype.kind == "f":
+            raise TypeError("Value passed to parameter 'axis' has DataType float32 not in list of allowed "
+                            "values: int32, int64")
+        return apply_op(op_type, [x, axis], name=scope, exclusive=exclusive, reverse=reverse).outputs[0]
+
+
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    return apply_op("Cumsum", [x, axis], name=name, exclusive=exclusive, reverse=reverse).outputs[0]
+    return _cumulative("Cumsum", x, axis, exclusive, reverse, name)
 
 
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
-    return apply_op("Cumprod", [x, axis], name=name, exclusive=exclusive, reverse=reverse).outputs[0]
+    return _cumulative("Cumprod", x, axis, exclusive, reverse, name)

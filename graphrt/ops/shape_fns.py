@@ -90,9 +90,9 @@ def reduction(ctx):
     axes = [int(a) for a in (axes.ravel() if hasattr(axes, "ravel") else [axes])]
     norm = set()
     for a in axes:
-        if not -rank <= a < max(rank, 1):
+        if not -rank <= a < rank:  # a scalar has no dimension to reduce, as in TF
             raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions")
-        norm.add(a % rank if rank else 0)
+        norm.add(a % rank)
     dims = shape.as_list()
     if keep:
         return TensorShape([1 if i in norm else d for i, d in enumerate(dims)])
@@ -102,8 +102,12 @@ def reduction(ctx):
 def arg_reduction(ctx):
     shape = ctx.shape(0)
     axis = ctx.constant(1)
-    if shape.ndims is None or axis is None:
+    if shape.ndims is None:
         return TensorShape(None)
+    if shape.ndims <= 1:  # a scalar whatever the axis, as in TF: a bad one fails at run time
+        return TensorShape([])
+    if axis is None:
+        return unknown_shape(shape.ndims - 1)
     a = int(axis)
     if not -shape.ndims <= a < shape.ndims:
         raise ValueError(f"Expected dimension in the range [{-shape.ndims}, {shape.ndims}), but got {a}")
