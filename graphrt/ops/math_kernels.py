@@ -559,7 +559,7 @@ def _arg_kernel(op_type, fn_name):
                 nan = xp.isnan(x)
                 if nan.any():
                     x = xp.where(nan, x.dtype.type(nan_fill), x)
-            if not -x.ndim <= axis < max(x.ndim, 1):
+            if not -x.ndim <= axis < x.ndim:  # a scalar has no axis: every axis is out of range, as TF
                 raise errors.InvalidArgumentError(
                     f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got {axis}", node=name)
             if x.shape and x.shape[axis] == 0:
