@@ -317,7 +317,9 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
 
 
-def _remove_squeezable_dimensions(labels, predictions, weights=None, expected_rank_diff=0):
+def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0):
+    """TF's confusion_matrix.remove_squeezable_dimensions: squeezes the last dimension of
+    the larger-ranked of the two when their ranks differ from the expected by one."""
     g = get_default_graph()
     with g.name_scope("remove_squeezable_dimensions"):
         predictions = convert_to_tensor(predictions)
@@ -329,6 +331,21 @@ def _remove_squeezable_dimensions(labels, predictions, weights=None, expected_ra
                 predictions = array_ops.squeeze(predictions, [-1])
             elif rank_diff == expected_rank_diff - 1 and l_shape.dim(-1).is_compatible_with(1):
                 labels = array_ops.squeeze(labels, [-1])
+            return labels, predictions
+        rank_diff = array_ops.rank(predictions) - array_ops.rank(labels)
+        if p_shape.ndims is None or p_shape.dim(-1).is_compatible_with(1):
+            p = predictions
+            predictions = control_flow_ops.cond(math_ops.equal(expected_rank_diff + 1, rank_diff),
+                                                lambda: array_ops.squeeze(p, [-1]), lambda: p)
+        if l_shape.ndims is None or l_shape.dim(-1).is_compatible_with(1):
+            lab = labels
+            labels = control_flow_ops.cond(math_ops.equal(expected_rank_diff - 1, rank_diff),
+                                           lambda: array_ops.squeeze(lab, [-1]), lambda: lab)
+        return labels, predictions
+
+
+def _remove_squeezable_dimensions(labels, predictions, weights=None, expected_rank_diff=0):
+    labels, predictions = remove_squeezable_dimensions(labels, predictions, expected_rank_diff)
     if weights is not None:
         weights = convert_to_tensor(weights)
         labels_rank, weights_rank = labels.shape.ndims, weights.shape.ndims

@@ -6,6 +6,7 @@ from ..framework.op_builder import convert_to_tensor
 from ..ops import array_ops, control_flow_ops, math_ops
 from ..ops.variable_scope import variable_scope
 from ..ops.variables import Variable
+from ..losses import remove_squeezable_dimensions
 
 
 def metric_variable(shape, dtype, validate_shape=True, name=None):
@@ -24,33 +25,6 @@ def metric_scope(name, default_name, values):
 def add_to_collections(collections, value):
     if collections:
         get_default_graph().add_to_collections(collections, value)
-
-
-def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0):
-    """TF's confusion_matrix.remove_squeezable_dimensions: squeezes the last dimension of
-    the larger-ranked of the two when their ranks differ from the expected by one."""
-    g = get_default_graph()
-    with g.name_scope("remove_squeezable_dimensions"):
-        predictions = convert_to_tensor(predictions)
-        labels = convert_to_tensor(labels)
-        p_shape, l_shape = predictions.shape, labels.shape
-        if p_shape.ndims is not None and l_shape.ndims is not None:
-            rank_diff = p_shape.ndims - l_shape.ndims
-            if rank_diff == expected_rank_diff + 1 and p_shape.dim(-1).is_compatible_with(1):
-                predictions = array_ops.squeeze(predictions, [-1])
-            elif rank_diff == expected_rank_diff - 1 and l_shape.dim(-1).is_compatible_with(1):
-                labels = array_ops.squeeze(labels, [-1])
-            return labels, predictions
-        rank_diff = array_ops.rank(predictions) - array_ops.rank(labels)
-        if p_shape.ndims is None or p_shape.dim(-1).is_compatible_with(1):
-            p = predictions
-            predictions = control_flow_ops.cond(math_ops.equal(expected_rank_diff + 1, rank_diff),
-                                                lambda: array_ops.squeeze(p, [-1]), lambda: p)
-        if l_shape.ndims is None or l_shape.dim(-1).is_compatible_with(1):
-            lab = labels
-            labels = control_flow_ops.cond(math_ops.equal(expected_rank_diff - 1, rank_diff),
-                                           lambda: array_ops.squeeze(lab, [-1]), lambda: lab)
-        return labels, predictions
 
 
 def squeeze_or_expand(predictions, labels, weights):
