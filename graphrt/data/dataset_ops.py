@@ -394,37 +394,30 @@ def _broadcast_padding(specs, padding_values):
     return padding_values
 
 
-class TextLineDataset(Dataset):
+class _FileRecordDataset(Dataset):
+    """The records of one or more files, one file after another, as strings: the op `_OP` reads them."""
+    _OP = None
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        g = get_default_graph()
+        with g.name_scope(name or self._OP):
+            files = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+            if files.shape.ndims not in (None, 0, 1):
+                raise TypeError(f"`filenames` must be a `tf.Tensor` of rank 0 or 1, got rank {files.shape.ndims}.")
+            compression = convert_to_tensor(compression_type or "", dtype=dtypes.string, name="compression_type")
+            size = _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size")
+        if num_parallel_reads not in (None, 1):
+            raise ValueError(f"{self._OP}: graphrt reads the files one after another; num_parallel_reads "
+                             f"(which interleaves them) is not supported")
+        op = _create(self._OP, [files, compression, size], {}, name)
+        super().__init__(op.outputs[0], Spec(dtypes.string, []))
+
+
+class TextLineDataset(_FileRecordDataset):
     """The lines of one or more text files (`tf.data.TextLineDataset`)."""
-
-    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
-        g = get_default_graph()
-        with g.name_scope(name or "TextLineDataset"):
-            files = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
-            if files.shape.ndims not in (None, 0, 1):
-                raise TypeError(f"`filenames` must be a `tf.Tensor` of rank 0 or 1, got rank {files.shape.ndims}.")
-            compression = convert_to_tensor(compression_type or "", dtype=dtypes.string, name="compression_type")
-            size = _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size")
-        if num_parallel_reads not in (None, 1):
-            raise ValueError("TextLineDataset: graphrt reads the files one after another; num_parallel_reads "
-                             "(which interleaves them) is not supported")
-        op = _create("TextLineDataset", [files, compression, size], {}, name)
-        super().__init__(op.outputs[0], Spec(dtypes.string, []))
+    _OP = "TextLineDataset"
 
 
-class TFRecordDataset(Dataset):
+class TFRecordDataset(_FileRecordDataset):
     """The records of one or more TFRecord files (`tf.data.TFRecordDataset`)."""
-
-    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
-        g = get_default_graph()
-        with g.name_scope(name or "TFRecordDataset"):
-            files = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
-            if files.shape.ndims not in (None, 0, 1):
-                raise TypeError(f"`filenames` must be a `tf.Tensor` of rank 0 or 1, got rank {files.shape.ndims}.")
-            compression = convert_to_tensor(compression_type or "", dtype=dtypes.string, name="compression_type")
-            size = _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size")
-        if num_parallel_reads not in (None, 1):
-            raise ValueError("TFRecordDataset: graphrt reads the files one after another; num_parallel_reads "
-                             "(which interleaves them) is not supported")
-        op = _create("TFRecordDataset", [files, compression, size], {}, name)
-        super().__init__(op.outputs[0], Spec(dtypes.string, []))
+    _OP = "TFRecordDataset"
