@@ -331,6 +331,7 @@ class ChannelPool:
         self._by_fd = {}
         self._deadlines = []
         self._backlogged = 0
+        self._in_hand = None  # the call the I/O thread is starting: neither queued nor outstanding
         self._closed = False
         self.failure = None   # UnavailableError once the I/O thread died
         self._log = RateLimitedLog(name)
@@ -614,6 +615,8 @@ class ChannelPool:
             self.failure = errors.UnavailableError(f"{self.name}: the connection pool's I/O thread died "
                                                    f"({type(e).__name__}: {e})")
             self._closed = True
+            if self._in_hand is not None:
+                self._finish_closed(self._in_hand)
             self._fail_everything(self.failure)
             self._drain_commands()
         finally:
@@ -640,7 +643,9 @@ class ChannelPool:
         while commands:
             kind, call = commands.popleft()
             if kind == "call":
+                self._in_hand = call
                 self._start(call)
+                self._in_hand = None
             elif kind == "drop":
                 peer = self._peers.get(call.address)
                 if peer is not None:
@@ -679,7 +684,12 @@ class ChannelPool:
             self._curve.apply_client(sock)
         monitor = sock.get_monitor_socket(_MONITOR_EVENTS)
         peer.endpoint = loopback.connect_endpoint(peer.address)
-        sock.connect(peer.endpoint)
+        try:
+            sock.connect(peer.endpoint)
+        except zmq.ZMQError:
+            sock.close(0)
+            monitor.close(0)
+            raise
         peer.socket, peer.monitor = sock, monitor
         peer.fd, peer.monitor_fd = sock.getsockopt(zmq.FD), monitor.getsockopt(zmq.FD)
         for fd in (peer.fd, peer.monitor_fd):
@@ -690,7 +700,14 @@ class ChannelPool:
         self._monitor_events(peer)
 
     def _start(self, call):
-        peer = self._peer(call.address, call.peer_name)
+        try:
+            peer = self._peer(call.address, call.peer_name)
+        except zmq.ZMQError as e:  # an address ZeroMQ cannot connect to at all, e.g. "tcp://no such host:1"
+            if call.id and call.claim():
+                _deliver(call, errors.InvalidArgumentError(
+                    f"{call.msg_type} to {call.peer_name or call.address}: cannot connect to {call.address}: {e}"),
+                    None)
+            return
         if call.id and call.finished:
             return  # cancelled before it left
         if call.deadline is not None:
@@ -845,8 +862,13 @@ class ChannelPool:
                 # may report the disconnect before the socket shows the last replies, so give them a
                 # moment (disconnects are rare, and this bounds the wait).
                 self._read_replies(peer)
-                if peer.outstanding and peer.socket.poll(_LAST_REPLIES_GRACE_MS, zmq.POLLIN):
-                    self._read_replies(peer)
+                if peer.outstanding:
+                    # Under the lock: a thread that reads this peer itself (read_here) may be using the
+                    # socket, and a ZeroMQ socket used by two threads at once can crash the process.
+                    with peer.lock:
+                        late = peer.socket is not None and peer.socket.poll(_LAST_REPLIES_GRACE_MS, zmq.POLLIN)
+                    if late:
+                        self._read_replies(peer)
                 with peer.lock:
                     peer.state = "down" if peer.ever_up else "connecting"
                     lost, peer.outstanding = peer.outstanding, {}

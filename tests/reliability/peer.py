@@ -1,4 +1,8 @@
-"""A raw peer: a DEALER socket that sends hand-made frames to a worker and reads its replies."""
+"""Raw peers: a DEALER socket that sends hand-made frames to a worker and reads its replies, and a
+ROUTER that plays a worker for a client's connection pool."""
+import json
+import threading
+
 import zmq
 
 from graphrt.distributed import wire
@@ -40,3 +44,30 @@ class RawPeer:
 
     def __exit__(self, *exc):
         self.close()
+
+
+class FakeWorker:
+    """A ROUTER that answers each request with `answer(header) -> frames` (on its own thread)."""
+
+    def __init__(self, answer):
+        self._ctx = zmq.Context()
+        self.sock = self._ctx.socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        port = self.sock.bind_to_random_port("tcp://127.0.0.1")
+        self.address = f"tcp://127.0.0.1:{port}"
+        self._answer = answer
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop.is_set():
+            if self.sock.poll(50):
+                identity, *frames = self.sock.recv_multipart()
+                self.sock.send_multipart([identity] + self._answer(json.loads(frames[0])))
+
+    def close(self):
+        self._stop.set()
+        self._thread.join(5)
+        self.sock.close(0)
+        self._ctx.term()

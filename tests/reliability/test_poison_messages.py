@@ -10,7 +10,6 @@ import threading
 
 import numpy as np
 import pytest
-import zmq
 
 import graphrt as tf
 from graphrt import errors
@@ -18,7 +17,7 @@ from graphrt.distributed import wire
 from graphrt.distributed.channel import ChannelPool
 from graphrt.rendezvous import parse_key
 
-from .peer import RawPeer
+from .peer import FakeWorker, RawPeer
 
 HUGE = [0, 2 ** 62, 2 ** 62]
 POISON_SPECS = [
@@ -155,33 +154,6 @@ def test_a_dead_serving_loop_stops_the_server_instead_of_leaving_it_deaf():
 
 
 # -- the client side ------------------------------------------------------------------------------
-
-class FakeWorker:
-    """A ROUTER that answers each request with `answer(header) -> frames` (on its own thread)."""
-
-    def __init__(self, answer):
-        self._ctx = zmq.Context()
-        self.sock = self._ctx.socket(zmq.ROUTER)
-        self.sock.setsockopt(zmq.LINGER, 0)
-        port = self.sock.bind_to_random_port("tcp://127.0.0.1")
-        self.address = f"tcp://127.0.0.1:{port}"
-        self._answer = answer
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self):
-        while not self._stop.is_set():
-            if self.sock.poll(50):
-                identity, *frames = self.sock.recv_multipart()
-                self.sock.send_multipart([identity] + self._answer(json.loads(frames[0])))
-
-    def close(self):
-        self._stop.set()
-        self._thread.join(5)
-        self.sock.close(0)
-        self._ctx.term()
-
 
 def test_a_poison_reply_fails_its_call_and_the_pool_keeps_working():
     def answer(header):
