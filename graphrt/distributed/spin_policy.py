@@ -15,6 +15,14 @@ trial that keeps the choice doubles the interval to the next, up to
 MAX_TRIAL_EVERY. Either way must win by a margin to be taken, so that noise
 does not flip it back and forth.
 
+A choice holds for the operations it was measured on. When those change (a
+session's steps grow, a blocking pull moves 1 MiB where it moved 4 bytes)
+the kept way's operations soon take a different time: once the median of its
+latest TRIAL_LENGTH moves by more than SHIFT from what it was when the choice
+was made, the next trial comes at once and the intervals start over. Without
+this a choice made on small transfers (where the two ways were close) held
+through the next 3,000 large ones, on which spinning was 25% faster.
+
 The operation, not the wait, is what is timed. A thread that spun runs the
 code around its waits warm, so it reaches its next wait sooner and then waits
 longer for the same reply: timing the waits alone, spinning looked slower on
@@ -39,6 +47,7 @@ class SpinPolicy:
     MAX_TRIAL_EVERY = 3200    # ... and at most, as trials that keep the choice space them out
     TRIAL_LENGTH = 20
     CLEAR_WIN = 0.9   # the other way is taken when its operations took under this share of this way's
+    SHIFT = 2.0       # the kept way's median moving by this factor means the operations changed: trial now
     _KEEP = 0.8       # weight of the old estimate in a moving average
 
     def __init__(self):
@@ -54,6 +63,9 @@ class SpinPolicy:
         self.wait_mean = None
         self.trials = 0
         self.switches = 0
+        self.shifts = 0              # trials brought forward because the operations changed
+        self._basis = None           # the kept way's median when the choice was last made
+        self._kept_since = 0         # operations of the kept way since its median was last looked at
 
     def begin(self):
         """(arm, seconds) for a blocking operation starting now: arm 1 if its waits poll before they
@@ -73,6 +85,17 @@ class SpinPolicy:
         self.recent[arm].append(seconds)
         # Threads race on these fields harmlessly: at worst an operation counts in the other trial.
         self.operations += 1
+        if arm == self.spinning and self.operations < self.trial_start:
+            self._kept_since += 1
+            if self._kept_since >= self.TRIAL_LENGTH:  # the deque holds only operations since the last look
+                self._kept_since = 0
+                basis = self._basis
+                if basis is not None:
+                    now = statistics.median(self.recent[arm])
+                    if now > self.SHIFT * basis or now * self.SHIFT < basis:
+                        self.trial_start = self.operations
+                        self.interval = self.TRIAL_EVERY
+                        self.shifts += 1
         if self.operations >= self.trial_start + self.TRIAL_LENGTH:  # a trial just ended
             self.trials += 1
             sleeping, spinning = self.medians()
@@ -91,6 +114,9 @@ class SpinPolicy:
                     # 2.6x a sleeping one's. A choice that trials keep confirming is tried less often.
                     self.interval = min(2 * self.interval, self.MAX_TRIAL_EVERY)
             self.trial_start += self.interval
+            kept = self.recent[self.spinning]
+            self._basis = statistics.median(kept) if kept else None
+            self._kept_since = 0
 
     def medians(self):
         """[sleeping, spinning]: the median length of the latest operations each way (None: none yet)."""
@@ -99,7 +125,7 @@ class SpinPolicy:
     def __repr__(self):
         return (f"<SpinPolicy {'spinning' if self.spinning else 'sleeping'}, operations "
                 f"{[None if m is None else round(m * 1e6) for m in self.medians()]} us (sleeping, spinning), "
-                f"{self.switches} switches in {self.trials} trials>")
+                f"{self.switches} switches in {self.trials} trials, {self.shifts} brought forward>")
 
 
 def spin(poll, seconds):

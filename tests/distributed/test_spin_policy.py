@@ -37,7 +37,7 @@ def test_it_sleeps_at_first_and_tries_spinning_ever_more_rarely_while_that_gains
     # The first trial has nothing to weigh against; then each one that keeps sleeping doubles the gap.
     assert _trials(asked, False) == [(0, length), (every, length), (3 * every, length), (7 * every, length),
                                      (15 * every, length)]
-    assert not policy.spinning and policy.switches == 0 and policy.interval == 16 * every
+    assert not policy.spinning and policy.switches == 0 and policy.interval == 16 * every and policy.shifts == 0
     _run(policy, 100 * every, {0: 0.0003, 1: 0.0003})
     assert policy.interval == policy.MAX_TRIAL_EVERY
 
@@ -57,8 +57,10 @@ def test_it_spins_while_spinning_makes_operations_clearly_shorter_and_stops_when
     _run(policy, 40 * every, seconds)
     assert policy.spinning and policy.switches == 1 and policy.interval == policy.MAX_TRIAL_EVERY
     seconds.update({0: 0.0006, 1: 0.0016})  # a CPU hog: the spinner starves the other task
-    _run(policy, policy.MAX_TRIAL_EVERY, seconds)  # found at the next trial, however rare they had become
-    assert not policy.spinning and policy.switches == 2 and policy.interval <= 2 * every  # trials come soon again
+    # Found at once, however rare trials had become: the spinning steps' median moved, so a trial comes now.
+    _run(policy, 3 * length, seconds)
+    assert not policy.spinning and policy.switches == 2 and policy.shifts == 1
+    assert policy.interval == every  # and trials come soon again
     seconds.update({0: 0.0004, 1: 0.00038})  # nor does a small edge bring it back
     _run(policy, 40 * every, seconds)
     assert not policy.spinning and policy.switches == 2
@@ -121,3 +123,18 @@ def test_spin_polls_until_something_fires_or_the_time_is_up(monkeypatch):
         return []
     assert spin_policy.spin(nothing, 0.001) == []
     assert calls == [0.0, 0.0004, 0.0008]  # polled at 0, 0.4 and 0.8 ms; at 1.2 ms the time was up
+
+
+def test_when_the_operations_change_the_next_trial_comes_at_once():
+    policy = SpinPolicy()
+    every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
+    _run(policy, 40 * every, {0: 0.0002, 1: 0.00021})  # small pulls: the two ways are close, it sleeps
+    assert not policy.spinning and policy.interval == policy.MAX_TRIAL_EVERY and policy.shifts == 0
+    # Large pulls now: every operation takes 3x as long, and spinning is clearly faster. Within two
+    # trial lengths of the change the kept way's median has moved, and the trial that follows switches.
+    asked = _run(policy, 3 * length, {0: 0.0006, 1: 0.0004})
+    assert policy.spinning and policy.switches == 1 and policy.shifts == 1
+    assert _trials(asked, False) == [(length, 2 * length)]  # the trial, then spinning for good
+    # Operations that keep their length bring nothing forward, however long they go on.
+    _run(policy, 40 * every, {0: 0.0006, 1: 0.0004})
+    assert policy.shifts == 1 and policy.interval == policy.MAX_TRIAL_EVERY
