@@ -704,9 +704,9 @@ class ChannelPool:
             peer = self._peer(call.address, call.peer_name)
         except zmq.ZMQError as e:  # an address ZeroMQ cannot connect to at all, e.g. "tcp://no such host:1"
             if call.id and call.claim():
+                where = call.address if call.peer_name == call.address else f"{call.peer_name} at {call.address}"
                 _deliver(call, errors.InvalidArgumentError(
-                    f"{call.msg_type} to {call.peer_name or call.address}: cannot connect to {call.address}: {e}"),
-                    None)
+                    f"{call.msg_type} to {where}: ZeroMQ cannot connect to that address ({e})"), None)
             return
         if call.id and call.finished:
             return  # cancelled before it left

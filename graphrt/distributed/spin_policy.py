@@ -20,8 +20,9 @@ session's steps grow, a blocking pull moves 1 MiB where it moved 4 bytes)
 the kept way's operations soon take a different time: once the median of its
 latest TRIAL_LENGTH moves by more than SHIFT from what it was when the choice
 was made, the next trial comes at once and the intervals start over. Without
-this a choice made on small transfers (where the two ways were close) held
-through the next 3,000 large ones, on which spinning was 25% faster.
+this a choice made on 4-byte pulls held through the next 3,000 1 MiB ones,
+whichever way those favoured (on one hour's 1 MiB pulls spinning was 25%
+faster, on the next hour's twice as slow).
 
 The operation, not the wait, is what is timed. A thread that spun runs the
 code around its waits warm, so it reaches its next wait sooner and then waits
