@@ -7,30 +7,18 @@ while loops of many small ops; one kernel gives the same numbers).
 from ..framework import dtypes
 from ..framework.registry import REQUIRED, register_op
 from ..framework.tensor_shape import TensorShape
+from ..ops.shape_fns import dims_with_rank, merge_dims
 
 _FLOAT_DOUBLE = {"T": (dtypes.float32, dtypes.float64)}
 
 
-def _with_rank(ctx, i, rank):
-    s = ctx.shape(i)
-    if s.ndims is not None and s.ndims != rank:
-        raise ValueError(f"Shape must be rank {rank} but is rank {s.ndims}")
-    return s.as_list() if s.ndims is not None else [None] * rank
-
-
-def _merge(a, b):
-    if a is not None and b is not None and a != b:
-        raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
-    return a if a is not None else b
-
-
 def _ctc_loss_shape(ctx):
-    inputs = _with_rank(ctx, 0, 3)
-    (n_indices, _) = _with_rank(ctx, 1, 2)
-    (n_values,) = _with_rank(ctx, 2, 1)
-    (n_seq,) = _with_rank(ctx, 3, 1)
-    _merge(n_indices, n_values)
-    batch = _merge(inputs[1], n_seq)
+    inputs = dims_with_rank(ctx, 0, 3)
+    (n_indices, _) = dims_with_rank(ctx, 1, 2)
+    (n_values,) = dims_with_rank(ctx, 2, 1)
+    (n_seq,) = dims_with_rank(ctx, 3, 1)
+    merge_dims(n_indices, n_values)
+    batch = merge_dims(inputs[1], n_seq)
     return [TensorShape([batch]), TensorShape([inputs[0], batch, inputs[2]])]
 
 
@@ -42,11 +30,11 @@ register_op("CTCLoss", ["inputs: T", "labels_indices: int64", "labels_values: in
 
 
 def _ctc_loss_dense_shape(ctx):
-    logits = _with_rank(ctx, 0, 3)
-    (batch_labels, _) = _with_rank(ctx, 1, 2)
-    (n_label_length,) = _with_rank(ctx, 2, 1)
-    (n_logit_length,) = _with_rank(ctx, 3, 1)
-    batch = _merge(_merge(_merge(logits[1], batch_labels), n_label_length), n_logit_length)
+    logits = dims_with_rank(ctx, 0, 3)
+    (batch_labels, _) = dims_with_rank(ctx, 1, 2)
+    (n_label_length,) = dims_with_rank(ctx, 2, 1)
+    (n_logit_length,) = dims_with_rank(ctx, 3, 1)
+    batch = merge_dims(merge_dims(merge_dims(logits[1], batch_labels), n_label_length), n_logit_length)
     return [TensorShape([batch]), TensorShape([logits[0], batch, logits[2]])]
 
 
@@ -57,9 +45,9 @@ register_op("CTCLossDense", ["logits: T", "labels: Tlabels", "label_length: Tlen
 
 
 def _decoder_batch(ctx):
-    inputs = _with_rank(ctx, 0, 3)
-    (n_seq,) = _with_rank(ctx, 1, 1)
-    return _merge(inputs[1], n_seq)
+    inputs = dims_with_rank(ctx, 0, 3)
+    (n_seq,) = dims_with_rank(ctx, 1, 1)
+    return merge_dims(inputs[1], n_seq)
 
 
 def _greedy_shape(ctx):
@@ -88,11 +76,11 @@ register_op("CTCBeamSearchDecoder", ["inputs: T", "sequence_length: int32"],
 
 
 def _sparse_operand(ctx, i):
-    (n, rank) = _with_rank(ctx, i, 2)
-    (nv,) = _with_rank(ctx, i + 1, 1)
-    (rs,) = _with_rank(ctx, i + 2, 1)
-    _merge(n, nv)
-    _merge(rank, rs)
+    (n, rank) = dims_with_rank(ctx, i, 2)
+    (nv,) = dims_with_rank(ctx, i + 1, 1)
+    (rs,) = dims_with_rank(ctx, i + 2, 1)
+    merge_dims(n, nv)
+    merge_dims(rank, rs)
 
 
 def _edit_distance_shape(ctx):

@@ -41,6 +41,21 @@ def broadcast_shapes(a, b):
     return TensorShape(out)
 
 
+def dims_with_rank(ctx, i, rank):
+    """Input `i`'s dimensions (ints or None) as a list of `rank`, raising TF's error for another rank."""
+    s = ctx.shape(i)
+    if s.ndims is not None and s.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {s.ndims}")
+    return s.as_list() if s.ndims is not None else [None] * rank
+
+
+def merge_dims(a, b):
+    """Two dimension sizes (int or None) that must be equal: the known one, or TF's error."""
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    return a if a is not None else b
+
+
 def compatible(x, y):
     """Two dimension sizes (int or None) that may be equal."""
     return x is None or y is None or x == y

@@ -7,6 +7,7 @@ shape functions check what TF's check at graph build (ranks, equal dims).
 from ..framework import dtypes
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
+from ..ops.shape_fns import dims_with_rank, merge_dims
 
 INDEX = (dtypes.int32, dtypes.int64)
 REAL = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
@@ -17,25 +18,12 @@ FLOAT = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 # -- shape functions -------------------------------------------------------------------
 
-def _rank(ctx, i, rank):
-    s = ctx.shape(i)
-    if s.ndims is not None and s.ndims != rank:
-        raise ValueError(f"Shape must be rank {rank} but is rank {s.ndims}")
-    return s.as_list() if s.ndims is not None else [None] * rank
-
-
-def _merge(a, b):
-    if a is not None and b is not None and a != b:
-        raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
-    return a if a is not None else b
-
-
 def _sparse(ctx, i):
     """(nnz, rank) of the sparse operand at inputs i, i+1, i+2 (checked as TF checks them)."""
-    n, rank = _rank(ctx, i, 2)
-    (nv,) = _rank(ctx, i + 1, 1)
-    (rs,) = _rank(ctx, i + 2, 1)
-    return _merge(n, nv), _merge(rank, rs)
+    n, rank = dims_with_rank(ctx, i, 2)
+    (nv,) = dims_with_rank(ctx, i + 1, 1)
+    (rs,) = dims_with_rank(ctx, i + 2, 1)
+    return merge_dims(n, nv), merge_dims(rank, rs)
 
 
 def _sparse_out(nnz, rank):
@@ -43,7 +31,7 @@ def _sparse_out(nnz, rank):
 
 
 def _sparse_to_dense_shape(ctx):
-    _rank(ctx, 3, 0)
+    dims_with_rank(ctx, 3, 0)
     return ctx.constant_shape(1)
 
 
@@ -53,21 +41,21 @@ def _reorder_shape(ctx):
 
 
 def _reshape_shape(ctx):
-    n, _ = _rank(ctx, 0, 2)
-    _rank(ctx, 1, 1)
-    (r,) = _rank(ctx, 2, 1)
+    n, _ = dims_with_rank(ctx, 0, 2)
+    dims_with_rank(ctx, 1, 1)
+    (r,) = dims_with_rank(ctx, 2, 1)
     return [TensorShape([n, r]), TensorShape([r])]
 
 
 def _slice_shape(ctx):
     _, rank = _sparse(ctx, 0)
-    _rank(ctx, 3, 1)
-    _rank(ctx, 4, 1)
+    dims_with_rank(ctx, 3, 1)
+    dims_with_rank(ctx, 4, 1)
     return _sparse_out(None, rank)
 
 
 def _values_grad_shape(ctx):
-    n, _ = _rank(ctx, 1, 2)
+    n, _ = dims_with_rank(ctx, 1, 2)
     return TensorShape([n])
 
 
@@ -75,10 +63,10 @@ def _concat_shape(ctx):
     k = ctx.attr("N")
     rank, total = None, 0
     for j in range(k):
-        n, _ = _rank(ctx, j, 2)
-        _rank(ctx, k + j, 1)
-        (r,) = _rank(ctx, 2 * k + j, 1)
-        rank = _merge(rank, r)
+        n, _ = dims_with_rank(ctx, j, 2)
+        dims_with_rank(ctx, k + j, 1)
+        (r,) = dims_with_rank(ctx, 2 * k + j, 1)
+        rank = merge_dims(rank, r)
         total = None if total is None or n is None else total + n
     return _sparse_out(total, rank)
 
@@ -86,15 +74,15 @@ def _concat_shape(ctx):
 def _add_shape(ctx):
     _, ra = _sparse(ctx, 0)
     _, rb = _sparse(ctx, 3)
-    _rank(ctx, 6, 0)
-    return _sparse_out(None, _merge(ra, rb))
+    dims_with_rank(ctx, 6, 0)
+    return _sparse_out(None, merge_dims(ra, rb))
 
 
 def _add_grad_shape(ctx):
-    _rank(ctx, 0, 1)
-    na, _ = _rank(ctx, 1, 2)
-    nb, _ = _rank(ctx, 2, 2)
-    _rank(ctx, 3, 2)
+    dims_with_rank(ctx, 0, 1)
+    na, _ = dims_with_rank(ctx, 1, 2)
+    nb, _ = dims_with_rank(ctx, 2, 2)
+    dims_with_rank(ctx, 3, 2)
     return [TensorShape([na]), TensorShape([nb])]
 
 
@@ -120,10 +108,10 @@ def _reduce_sparse_shape(ctx):
 
 
 def _matmul_shape(ctx):
-    _rank(ctx, 0, 2)
-    _rank(ctx, 1, 1)
-    _rank(ctx, 2, 1)
-    b = _rank(ctx, 3, 2)
+    dims_with_rank(ctx, 0, 2)
+    dims_with_rank(ctx, 1, 1)
+    dims_with_rank(ctx, 2, 1)
+    b = dims_with_rank(ctx, 3, 2)
     shape = ctx.constant_shape(2)
     if shape.ndims is not None and shape.ndims != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {shape.ndims}")
@@ -131,7 +119,7 @@ def _matmul_shape(ctx):
     adj_a, adj_b = ctx.attr("adjoint_a"), ctx.attr("adjoint_b")
     m, ka = (a[1], a[0]) if adj_a else (a[0], a[1])
     kb, n = (b[1], b[0]) if adj_b else (b[0], b[1])
-    _merge(ka, kb)
+    merge_dims(ka, kb)
     return TensorShape([m, n])
 
 
@@ -142,18 +130,18 @@ def _values_shape(ctx):
 
 def _fill_empty_rows_shape(ctx):
     n, rank = _sparse(ctx, 0)
-    _rank(ctx, 3, 0)
+    dims_with_rank(ctx, 3, 0)
     return [TensorShape([None, rank]), TensorShape([None]), TensorShape([None]), TensorShape([n])]
 
 
 def _fill_empty_rows_grad_shape(ctx):
-    (n,) = _rank(ctx, 0, 1)
-    _rank(ctx, 1, 1)
+    (n,) = dims_with_rank(ctx, 0, 1)
+    dims_with_rank(ctx, 1, 1)
     return [TensorShape([n]), TensorShape([])]
 
 
 def _split_shape(ctx):
-    _rank(ctx, 0, 0)
+    dims_with_rank(ctx, 0, 0)
     _, rank = _sparse(ctx, 1)
     k = ctx.attr("num_split")
     return [TensorShape([None, rank])] * k + [TensorShape([None])] * k + [TensorShape([rank])] * k
@@ -162,14 +150,14 @@ def _split_shape(ctx):
 def _sparse_sparse_shape(ctx):
     _, ra = _sparse(ctx, 0)
     _, rb = _sparse(ctx, 3)
-    rank = _merge(ra, rb)
+    rank = merge_dims(ra, rb)
     return [TensorShape([None, rank]), TensorShape([None])]
 
 
 def _segment_shape(ctx, num_segments=None):
     data = ctx.shape(0)
-    (ni,) = _rank(ctx, 1, 1)
-    (ns,) = _rank(ctx, 2, 1)
+    (ni,) = dims_with_rank(ctx, 1, 1)
+    (ns,) = dims_with_rank(ctx, 2, 1)
     if ni is not None and ns is not None and ni != ns:
         raise ValueError(f"Dimension 0 in both shapes must be equal, but are {ni} and {ns}. "
                          f"Shapes are [{ni}] and [{ns}].")
@@ -181,7 +169,7 @@ def _segment_shape(ctx, num_segments=None):
 
 
 def _segment_num_shape(ctx):
-    _rank(ctx, 3, 0)
+    dims_with_rank(ctx, 3, 0)
     n = ctx.constant(3)
     return _segment_shape(ctx, None if n is None else int(n))
 
@@ -204,8 +192,8 @@ def _dense_add_shape(ctx):
 
 
 def _list_diff_shape(ctx):
-    _rank(ctx, 0, 1)
-    _rank(ctx, 1, 1)
+    dims_with_rank(ctx, 0, 1)
+    dims_with_rank(ctx, 1, 1)
     return [TensorShape([None]), TensorShape([None])]
 
 
