@@ -1097,20 +1097,28 @@ def _static_ints(value, what, op_name):
     return np.asarray(v, dtype=np.int64)
 
 
+def _block_args(input, block_shape, pairs, pairs_name, op):  # noqa: A002
+    """(input tensor, block sizes, [before, after] pairs, spatial dims, input rank) of
+    space_to_batch_nd / batch_to_space_nd, checked as TF checks them at build."""
+    input = convert_to_tensor(input, name="input")  # noqa: A001
+    block = _static_ints(block_shape, "block_shape", op).reshape(-1)
+    pairs = _static_ints(pairs, pairs_name, op).reshape(-1, 2)
+    m = len(block)
+    if pairs.shape[0] != m or (block < 1).any() or (pairs < 0).any():
+        raise ValueError(f"{op}: block_shape {block.tolist()} needs as many non-negative {pairs_name}, "
+                         f"got {pairs.tolist()}")
+    rank = input.shape.ndims
+    if rank is None or rank < m + 1:
+        raise ValueError(f"{op}: input of rank {rank} has no {m} spatial dimensions")
+    return input, block, pairs, m, rank
+
+
 def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
     """Spatial blocks of `input` (after padding) moved into the batch dimension: TF's
     SpaceToBatchND, composed of a pad, reshapes and a transpose (so it has their gradients)."""
     with get_default_graph().name_scope(name or "SpaceToBatchND") as scope:
-        input = convert_to_tensor(input, name="input")  # noqa: A001
-        block = _static_ints(block_shape, "block_shape", "space_to_batch_nd").reshape(-1)
-        pads = _static_ints(paddings, "paddings", "space_to_batch_nd").reshape(-1, 2)
-        m = len(block)
-        if pads.shape[0] != m or (block < 1).any() or (pads < 0).any():
-            raise ValueError(f"space_to_batch_nd: block_shape {block.tolist()} needs as many non-negative "
-                             f"paddings, got {pads.tolist()}")
-        rank = input.shape.ndims
-        if rank is None or rank < m + 1:
-            raise ValueError(f"space_to_batch_nd: input of rank {rank} has no {m} spatial dimensions")
+        input, block, pads, m, rank = _block_args(input, block_shape, paddings, "paddings",  # noqa: A001
+                                                  "space_to_batch_nd")
         padded = pad(input, [[0, 0]] + pads.tolist() + [[0, 0]] * (rank - 1 - m))
         static = padded.shape.as_list()
         for i in range(m):
@@ -1138,16 +1146,8 @@ def batch_to_space_nd(input, block_shape, crops, name=None):  # noqa: A002
     """The inverse of space_to_batch_nd: batch blocks moved back into the spatial dimensions,
     then cropped (TF's BatchToSpaceND, composed)."""
     with get_default_graph().name_scope(name or "BatchToSpaceND") as scope:
-        input = convert_to_tensor(input, name="input")  # noqa: A001
-        block = _static_ints(block_shape, "block_shape", "batch_to_space_nd").reshape(-1)
-        crop = _static_ints(crops, "crops", "batch_to_space_nd").reshape(-1, 2)
-        m = len(block)
-        if crop.shape[0] != m or (block < 1).any() or (crop < 0).any():
-            raise ValueError(f"batch_to_space_nd: block_shape {block.tolist()} needs as many non-negative "
-                             f"crops, got {crop.tolist()}")
-        rank = input.shape.ndims
-        if rank is None or rank < m + 1:
-            raise ValueError(f"batch_to_space_nd: input of rank {rank} has no {m} spatial dimensions")
+        input, block, crop, m, rank = _block_args(input, block_shape, crops, "crops",  # noqa: A001
+                                                  "batch_to_space_nd")
         static = input.shape.as_list()
         prod = int(np.prod(block))
         if static[0] is not None and static[0] % prod:
