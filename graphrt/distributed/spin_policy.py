@@ -19,10 +19,14 @@ A choice holds for the operations it was measured on. When those change (a
 session's steps grow, a blocking pull moves 1 MiB where it moved 4 bytes)
 the kept way's operations soon take a different time: once the median of its
 latest TRIAL_LENGTH moves by more than SHIFT from what it was when the choice
-was made, the next trial comes at once and the intervals start over. Without
-this a choice made on 4-byte pulls held through the next 3,000 1 MiB ones,
-whichever way those favoured (on one hour's 1 MiB pulls spinning was 25%
-faster, on the next hour's twice as slow).
+was made, the kept way is measured afresh for TRIAL_LENGTH operations, the
+trial follows, and the intervals start over. Without this a choice made on
+4-byte pulls held through the next 3,000 1 MiB ones, whichever way those
+favoured (on one hour's 1 MiB pulls spinning was 25% faster, on the next
+hour's twice as slow). Without the fresh measurement the trial was judged
+against the kept way's operations from both sides of the change: 64 KiB
+pulls and the first, cold 1 MiB ones (milliseconds each), so sleeping won its
+trial and held through 1 MiB pulls that spinning made 15% faster.
 
 The operation, not the wait, is what is timed. A thread that spun runs the
 code around its waits warm, so it reaches its next wait sooner and then waits
@@ -30,8 +34,9 @@ longer for the same reply: timing the waits alone, spinning looked slower on
 a 2-task step (waits of 225 against 201 us) while the steps it ran were 7%
 faster than the policy's and 19% faster than sleeping throughout.
 
-A spin lasts until the reply comes or MAX_SPIN_S passes. When an operation's
-longest wait is usually longer than that, nothing is spun at all. A tighter
+A spin lasts until the reply comes or MAX_SPIN_S passes. When most of the
+latest operations' longest waits were longer than that, nothing is spun at
+all. A tighter
 bound, twice the recent wait, cut many waits short: a step's long wait is
 longer than its typical one. The thread then slept after all, and the
 policy's steps ran 4-11% slower than steps that always spun up to 1 ms.
@@ -49,7 +54,6 @@ class SpinPolicy:
     TRIAL_LENGTH = 20
     CLEAR_WIN = 0.9   # the other way is taken when its operations took under this share of this way's
     SHIFT = 2.0       # the kept way's median moving by this factor means the operations changed: trial now
-    _KEEP = 0.8       # weight of the old estimate in a moving average
 
     def __init__(self):
         self.spinning = False        # start by sleeping: it never takes a core from anyone
@@ -59,9 +63,12 @@ class SpinPolicy:
         # The latest operations' lengths, [sleeping, spinning]: a trial's median against the median of as
         # many of the other way's (a moving average of a few, as first tried, followed the noise).
         self.recent = [collections.deque(maxlen=self.TRIAL_LENGTH), collections.deque(maxlen=self.TRIAL_LENGTH)]
-        # Moving average of each operation's longest wait: the one a spin must cover. (A step waits long
-        # for the tensor it needs and briefly for the last reply; both together average too low.)
-        self.wait_mean = None
+        # Whether each of the latest operations' longest wait (the one a spin must cover: a step waits
+        # long for the tensor it needs and briefly for the last reply) outlasted MAX_SPIN_S; spinning
+        # stops while most did. A moving average of the waits, as first kept, let one 5 ms wait among
+        # 0.35 ms ones (1 MiB pulls) pass the bound and stop spinning for the next several operations.
+        self.long_waits = collections.deque(maxlen=self.TRIAL_LENGTH)
+        self.waits_long = False
         self.trials = 0
         self.switches = 0
         self.shifts = 0              # trials brought forward because the operations changed
@@ -72,7 +79,7 @@ class SpinPolicy:
         """(arm, seconds) for a blocking operation starting now: arm 1 if its waits poll before they
         sleep, for at most `seconds` each (0: sleep at once); hand the arm back to finished()."""
         on_trial = self.trial_start <= self.operations < self.trial_start + self.TRIAL_LENGTH
-        if self.spinning == on_trial or (self.wait_mean is not None and self.wait_mean >= MAX_SPIN_S):
+        if self.spinning == on_trial or self.waits_long:
             # Sleeping, or waits too long to spin through: such an operation counts as a sleeping one (it
             # counted as spinning before, though it never spun, and blurred what spinning costs).
             return 0, 0.0
@@ -81,8 +88,9 @@ class SpinPolicy:
     def finished(self, arm, seconds, longest_wait):
         """How long an operation that begin() gave `arm` took, from its start until its last reply, and
         the longest of its waits (from a wait's start until something came)."""
-        old = self.wait_mean
-        self.wait_mean = longest_wait if old is None else self._KEEP * old + (1.0 - self._KEEP) * longest_wait
+        waits = self.long_waits
+        waits.append(longest_wait >= MAX_SPIN_S)
+        self.waits_long = 2 * sum(waits) > len(waits)
         self.recent[arm].append(seconds)
         # Threads race on these fields harmlessly: at worst an operation counts in the other trial.
         self.operations += 1
@@ -94,7 +102,12 @@ class SpinPolicy:
                 if basis is not None:
                     now = statistics.median(self.recent[arm])
                     if now > self.SHIFT * basis or now * self.SHIFT < basis:
-                        self.trial_start = self.operations
+                        # The kept way's latest operations straddle the change (and a change often
+                        # starts with a few slow, cold ones): it is measured afresh before the trial,
+                        # so that both ways are judged on the operations as they are now.
+                        self.recent[arm].clear()
+                        self._basis = None
+                        self.trial_start = self.operations + self.TRIAL_LENGTH
                         self.interval = self.TRIAL_EVERY
                         self.shifts += 1
         if self.operations >= self.trial_start + self.TRIAL_LENGTH:  # a trial just ended

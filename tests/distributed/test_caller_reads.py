@@ -75,7 +75,7 @@ def test_a_blocking_recv_reads_its_reply_on_its_own_thread(pair, monkeypatch, sp
     policy = pool.spin_policy
     monkeypatch.setattr(policy, "spinning", spinning)
     monkeypatch.setattr(policy, "operations", policy.TRIAL_LENGTH)  # no trial of the other way now
-    monkeypatch.setattr(policy, "wait_mean", 0.0003)  # waits have been short (a busy machine's are not)
+    monkeypatch.setattr(policy, "waits_long", False)  # waits have been short (a busy machine's are not)
     spins = []
     monkeypatch.setattr(channel, "spin", lambda poll, seconds: spins.append(seconds) or poll(seconds * 1000))
     value = np.arange(1 << 16, dtype=np.float32)

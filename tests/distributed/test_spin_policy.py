@@ -94,10 +94,14 @@ def test_a_spin_lasts_up_to_max_spin_s_unless_the_long_waits_are_longer():
     policy.trial_start = policy.TRIAL_EVERY
     assert policy.begin() == (1, MAX_SPIN_S)  # no wait seen yet
     # A step waits long for its tensor and briefly for the last reply: the long wait is the one to cover.
-    policy.finished(1, 0.0005, 0.0004)
-    assert policy.wait_mean == 0.0004 and policy.begin() == (1, MAX_SPIN_S)
-    for _ in range(30):
+    for _ in range(policy.TRIAL_LENGTH - 1):
+        policy.finished(1, 0.0005, 0.0004)
+    policy.finished(1, 0.006, 0.005)  # one long wait among short ones (a 1 MiB pull's page faults)
+    assert policy.begin() == (1, MAX_SPIN_S)  # stops nothing
+    for _ in range(policy.TRIAL_LENGTH // 2 - 1):
         policy.finished(1, 0.03, 0.02)  # slow steps: a spin would only burn the core
+    assert policy.begin() == (1, MAX_SPIN_S)  # ...once most of the latest are long (half are now)
+    policy.finished(1, 0.03, 0.02)
     assert policy.begin() == (0, 0.0)  # and the step counts as a sleeping one
     policy.spinning = False
     assert policy.begin() == (0, 0.0)
@@ -130,11 +134,29 @@ def test_when_the_operations_change_the_next_trial_comes_at_once():
     every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
     _run(policy, 40 * every, {0: 0.0002, 1: 0.00021})  # small pulls: the two ways are close, it sleeps
     assert not policy.spinning and policy.interval == policy.MAX_TRIAL_EVERY and policy.shifts == 0
-    # Large pulls now: every operation takes 3x as long, and spinning is clearly faster. Within two
-    # trial lengths of the change the kept way's median has moved, and the trial that follows switches.
-    asked = _run(policy, 3 * length, {0: 0.0006, 1: 0.0004})
+    # Large pulls now: every operation takes 3x as long, and spinning is clearly faster. Within a trial
+    # length of the change the kept way's median has moved; it is measured afresh for another, and the
+    # trial that follows switches.
+    asked = _run(policy, 4 * length, {0: 0.0006, 1: 0.0004})
     assert policy.spinning and policy.switches == 1 and policy.shifts == 1
-    assert _trials(asked, False) == [(length, 2 * length)]  # the trial, then spinning for good
+    assert _trials(asked, False) == [(2 * length, 2 * length)]  # the trial, then spinning for good
     # Operations that keep their length bring nothing forward, however long they go on.
     _run(policy, 40 * every, {0: 0.0006, 1: 0.0004})
     assert policy.shifts == 1 and policy.interval == policy.MAX_TRIAL_EVERY
+
+
+def test_after_a_change_the_trial_is_judged_against_the_kept_way_as_it_is_now():
+    """The kept way's operations from before a change, and the few slow, cold ones it starts with, must
+    not decide the trial: a sleeping trial once won against spinning's operations of both kinds and
+    held through 1 MiB pulls that spinning made faster."""
+    policy = SpinPolicy()
+    length = policy.TRIAL_LENGTH
+    _run(policy, 40 * policy.TRIAL_EVERY, {0: 0.0002, 1: 0.00015})  # small pulls: spinning wins
+    assert policy.spinning and policy.shifts == 0
+    # The change: the first larger pulls run cold (3 ms either way), then spinning is again faster.
+    _run(policy, 15, {0: 0.003, 1: 0.003})
+    asked = _run(policy, 10 * length, {0: 0.00045, 1: 0.0004})
+    assert policy.shifts == 1
+    trials = _trials(asked, True)
+    assert len(trials) == 1 and trials[0][1] == length  # one sleeping trial, of the usual length
+    assert policy.spinning and policy.switches == 1     # the switch to spinning at the start, none since
