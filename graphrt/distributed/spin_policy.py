@@ -22,8 +22,9 @@ latest TRIAL_LENGTH moves by more than SHIFT from what it was when the choice
 was made, the kept way is measured afresh for TRIAL_LENGTH operations, the
 trial follows, and the intervals start over. Without this a choice made on
 4-byte pulls held through the next 3,000 1 MiB ones, whichever way those
-favoured (on one hour's 1 MiB pulls spinning was 25% faster, on the next
-hour's twice as slow). Without the fresh measurement the trial was judged
+favoured (on one hour's 1 MiB pulls spinning was 25% faster; on the next
+hour's its trials read twice as slow, though they may have held the cold
+first pulls described next). Without the fresh measurement the trial was judged
 against the kept way's operations from both sides of the change: 64 KiB
 pulls and the first, cold 1 MiB ones (milliseconds each), so sleeping won its
 trial and held through 1 MiB pulls that spinning made 15% faster.
