@@ -24,10 +24,10 @@ trial follows, and the intervals start over. Without this a choice made on
 4-byte pulls held through the next 3,000 1 MiB ones, whichever way those
 favoured (on one hour's 1 MiB pulls spinning was 25% faster; on the next
 hour's its trials read twice as slow, though they may have held the cold
-first pulls described next). Without the fresh measurement the trial was judged
-against the kept way's operations from both sides of the change: 64 KiB
-pulls and the first, cold 1 MiB ones (milliseconds each), so sleeping won its
-trial and held through 1 MiB pulls that spinning made 15% faster.
+first pulls described next). Without the fresh measurement the trial was
+judged against the kept way's operations from both sides of the change:
+64 KiB pulls and the first, cold 1 MiB ones (milliseconds each), so sleeping
+won its trial and held through 1 MiB pulls that spinning made 15% faster.
 
 The operation, not the wait, is what is timed. A thread that spun runs the
 code around its waits warm, so it reaches its next wait sooner and then waits
@@ -37,10 +37,10 @@ faster than the policy's and 19% faster than sleeping throughout.
 
 A spin lasts until the reply comes or MAX_SPIN_S passes. When most of the
 latest operations' longest waits were longer than that, nothing is spun at
-all. A tighter
-bound, twice the recent wait, cut many waits short: a step's long wait is
-longer than its typical one. The thread then slept after all, and the
-policy's steps ran 4-11% slower than steps that always spun up to 1 ms.
+all. A tighter bound, twice the recent wait, cut many waits short: a step's
+long wait is longer than its typical one. The thread then slept after all,
+and the policy's steps ran 4-11% slower than steps that always spun up to
+1 ms.
 """
 import collections
 import statistics
