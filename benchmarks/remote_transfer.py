@@ -181,6 +181,8 @@ def main(argv=None):
             # else on the machine hits both alike; N keys are sent (by reference) up front.
             command(op="prepare", step=step, size=size, n=n, dst=dst)
             rendezvous = receiver.rendezvous.find_or_create(step)
+            policy = receiver.channels.spin_policy
+            ops_before, spun_before = policy.operations, policy.spun
             for i in range(n):
                 t0 = time.perf_counter()
                 raw.send(request)
@@ -195,6 +197,8 @@ def main(argv=None):
                 rdv_times.append(time.perf_counter() - t0)
                 assert value.nbytes == size
                 del value
+            measured = policy.operations - ops_before  # pulls whose reply came while they waited
+            spun_share = (policy.spun - spun_before) / measured if measured else None
             receiver.rendezvous.cleanup(step)
             command(op="cleanup", step=step)
             step += 1
@@ -205,6 +209,7 @@ def main(argv=None):
             ratio = raw_s.pop("_median") / rdv_s.pop("_median")
             results.append({"bytes": size, "iterations": len(rdv_times), "remote_rendezvous": rdv_s,
                             "raw_pyzmq": raw_s, "throughput_ratio": round(ratio, 3),
+                            "spun_share": None if spun_share is None else round(spun_share, 3),
                             "latency_ratio": round(1.0 / ratio, 3),
                             "chained_us_per_recv": round(chained * 1e6, 1),
                             "raw_mean_us": round(raw_mean * 1e6, 1),
@@ -225,9 +230,10 @@ def main(argv=None):
     out = {"benchmark": "remote_transfer", "python": sys.version.split()[0], "numpy": np.__version__,
            "zmq": zmq.zmq_version(), "pyzmq": zmq.__version__, "cpus": os.cpu_count(),
            "what": "one RecvTensor pull of a tensor already sent on the other process vs a raw pyzmq "
-                   "DEALER/ROUTER round trip returning the same bytes; `chained`: each pull asked for "
-                   "from the previous one's callback (as a step's executor continues), against the raw "
-                   "mean round trip",
+                   "DEALER/ROUTER round trip returning the same bytes; `spun_share`: of the timed pulls, "
+                   "the share whose wait spun before it slept (graphrt/distributed/spin_policy.py); "
+                   "`chained`: each pull asked for from the previous one's callback (as a step's executor "
+                   "continues), against the raw mean round trip",
            "transports": {"remote_rendezvous": transport, "raw_pyzmq": raw_endpoint.partition("://")[0]},
            "results": results, "reference": REFERENCE}
     json.dump(out, sys.stdout, indent=1)

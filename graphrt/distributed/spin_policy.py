@@ -59,6 +59,7 @@ class SpinPolicy:
     def __init__(self):
         self.spinning = False        # start by sleeping: it never takes a core from anyone
         self.operations = 0
+        self.spun = 0                # ... of them spinning
         self.trial_start = 0         # the operation that starts the next trial (the first ones try spinning)
         self.interval = self.TRIAL_EVERY
         # The latest operations' lengths, [sleeping, spinning]: a trial's median against the median of as
@@ -95,6 +96,7 @@ class SpinPolicy:
         self.recent[arm].append(seconds)
         # Threads race on these fields harmlessly: at worst an operation counts in the other trial.
         self.operations += 1
+        self.spun += arm
         if arm == self.spinning and self.operations < self.trial_start:
             self._kept_since += 1
             if self._kept_since >= self.TRIAL_LENGTH:  # the deque holds only operations since the last look
@@ -138,8 +140,9 @@ class SpinPolicy:
         return [statistics.median(r) if r else None for r in self.recent]
 
     def __repr__(self):
-        return (f"<SpinPolicy {'spinning' if self.spinning else 'sleeping'}, operations "
-                f"{[None if m is None else round(m * 1e6) for m in self.medians()]} us (sleeping, spinning), "
+        return (f"<SpinPolicy {'spinning' if self.spinning else 'sleeping'}, {self.spun} of {self.operations} "
+                f"operations spun, latest {[None if m is None else round(m * 1e6) for m in self.medians()]} us "
+                f"(sleeping, spinning), "
                 f"{self.switches} switches in {self.trials} trials, {self.shifts} brought forward>")
 
 

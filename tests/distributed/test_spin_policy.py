@@ -38,6 +38,8 @@ def test_it_sleeps_at_first_and_tries_spinning_ever_more_rarely_while_that_gains
     assert _trials(asked, False) == [(0, length), (every, length), (3 * every, length), (7 * every, length),
                                      (15 * every, length)]
     assert not policy.spinning and policy.switches == 0 and policy.interval == 16 * every and policy.shifts == 0
+    assert (policy.operations, policy.spun) == (16 * every, 5 * length)  # the trials' operations spun
+    assert f"{5 * length} of {16 * every} operations spun" in repr(policy)
     _run(policy, 100 * every, {0: 0.0003, 1: 0.0003})
     assert policy.interval == policy.MAX_TRIAL_EVERY
 
