@@ -29,24 +29,45 @@ judged against the kept way's operations from both sides of the change:
 64 KiB pulls and the first, cold 1 MiB ones (milliseconds each), so sleeping
 won its trial and held through 1 MiB pulls that spinning made 15% faster.
 
+A policy starts spinning. A trial is measured in the kept way's regime, and
+the regime weighs: started sleeping, the trials of spinning on 4-byte pulls
+read 216 against 225 us, 298 against 294, 255 against 282 (no clear win, so
+it slept through 2,000 pulls in two of three runs), while the same pulls
+forced to one way or the other read 20-30% shorter spinning; started
+spinning, they spun 96% of the time in three of three runs. (A vCPU that
+idles between operations runs slower for a while after, section 1 of
+docs/performance.md.) Beside a CPU hog the first trial of sleeping, at
+operation TRIAL_EVERY, wins by far, and the yields below end each spin
+until then.
+
 The operation, not the wait, is what is timed. A thread that spun runs the
 code around its waits warm, so it reaches its next wait sooner and then waits
 longer for the same reply: timing the waits alone, spinning looked slower on
 a 2-task step (waits of 225 against 201 us) while the steps it ran were 7%
 faster than the policy's and 19% faster than sleeping throughout.
 
+A spinning thread yields its core between polls. Without that, 10-14% of
+1 MiB pulls waited out the whole spin and took over 1 ms (against 0.4-0.6):
+the process's own ZeroMQ I/O thread, which reads the reply off the socket,
+was queued on the spinning thread's core (2 vCPUs, the sending process on
+the other) until the spin ended. With the yield 0-1% did, and 4-byte pulls
+lost nothing. Beside a CPU hog a yield hands the core to the hog for a whole
+slice (yield_policy.py), so a yield that long ends the spin.
+
 A spin lasts until the reply comes or MAX_SPIN_S passes. When most of the
-latest operations' longest waits were longer than that, nothing is spun at
-all. A tighter bound, twice the recent wait, cut many waits short: a step's
+latest TRIAL_LENGTH operations' longest waits were longer than that, nothing
+is spun at all. A tighter bound, twice the recent wait, cut many waits short: a step's
 long wait is longer than its typical one. The thread then slept after all,
 and the policy's steps ran 4-11% slower than steps that always spun up to
 1 ms.
 """
 import collections
+import os
 import statistics
 import time
 
 MAX_SPIN_S = 0.001
+LONG_YIELD_S = 200e-6  # a yield this long ran another thread's slice, not just a waiting thread of ours
 
 
 class SpinPolicy:
@@ -56,11 +77,11 @@ class SpinPolicy:
     CLEAR_WIN = 0.9   # the other way is taken when its operations took under this share of this way's
     SHIFT = 2.0       # the kept way's median moving by this factor means the operations changed: trial now
 
-    def __init__(self):
-        self.spinning = False        # start by sleeping: it never takes a core from anyone
+    def __init__(self, spinning=True):
+        self.spinning = spinning     # the way kept (see "A policy starts spinning" above)
         self.operations = 0
         self.spun = 0                # ... of them spinning
-        self.trial_start = 0         # the operation that starts the next trial (the first ones try spinning)
+        self.trial_start = 0         # the operation that starts the next trial (the first ones try the other way)
         self.interval = self.TRIAL_EVERY
         # The latest operations' lengths, [sleeping, spinning]: a trial's median against the median of as
         # many of the other way's (a moving average of a few, as first tried, followed the noise).
@@ -92,7 +113,9 @@ class SpinPolicy:
         the longest of its waits (from a wait's start until something came)."""
         waits = self.long_waits
         waits.append(longest_wait >= MAX_SPIN_S)
-        self.waits_long = 2 * sum(waits) > len(waits)
+        # Most of a full window: a session's first operations wait long (connections are made, caches
+        # are cold), and over the first few one long wait was a majority that stopped every other spin.
+        self.waits_long = 2 * sum(waits) > waits.maxlen
         self.recent[arm].append(seconds)
         # Threads race on these fields harmlessly: at worst an operation counts in the other trial.
         self.operations += 1
@@ -146,10 +169,20 @@ class SpinPolicy:
                 f"{self.switches} switches in {self.trials} trials, {self.shifts} brought forward>")
 
 
-def spin(poll, seconds):
-    """poll(0) until it reports something or `seconds` pass; what it reported, or an empty list."""
-    end = time.perf_counter() + seconds
+def spin(poll, seconds, sched_yield=getattr(os, "sched_yield", None)):
+    """poll(0) until it reports something or `seconds` pass, yielding the core between polls; what it
+    reported, or an empty list. A yield that takes LONG_YIELD_S or more ran another process for a
+    slice: the core is wanted, and the spin ends there (the caller then sleeps)."""
+    clock = time.perf_counter
+    end = clock() + seconds
     fired = poll(0)
-    while not fired and time.perf_counter() < end:
+    while not fired:
+        start = clock()
+        if start >= end:
+            break
+        if sched_yield is not None:
+            sched_yield()
+            if clock() - start >= LONG_YIELD_S:
+                return poll(0)
         fired = poll(0)
     return fired

@@ -29,8 +29,27 @@ def _trials(asked, spinning):
     return runs
 
 
-def test_it_sleeps_at_first_and_tries_spinning_ever_more_rarely_while_that_gains_nothing():
+def test_it_starts_spinning_and_tries_sleeping_ever_more_rarely_while_that_gains_nothing():
     policy = SpinPolicy()
+    assert policy.spinning
+    every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
+    asked = _run(policy, 16 * every, {0: 0.0003, 1: 0.0003})  # sleeping gains nothing
+    assert _trials(asked, True) == [(0, length), (every, length), (3 * every, length), (7 * every, length),
+                                    (15 * every, length)]
+    assert policy.spinning and policy.switches == 0 and policy.interval == 16 * every
+
+
+def test_beside_a_cpu_hog_it_stops_spinning_at_its_first_trial_of_sleeping_that_can_be_judged():
+    policy = SpinPolicy()
+    every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
+    asked = _run(policy, every + length + 10, {0: 0.0006, 1: 0.0016})  # the spinner starves the other task
+    assert not policy.spinning and policy.switches == 1
+    # The first trial (operation 0) had no spinning operations to weigh against; the second decided.
+    assert _trials(asked, True) == [(0, length), (every, length + 10)]
+
+
+def test_a_policy_started_sleeping_tries_spinning_ever_more_rarely_while_that_gains_nothing():
+    policy = SpinPolicy(spinning=False)
     assert not policy.spinning
     every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
     asked = _run(policy, 16 * every, {0: 0.0003, 1: 0.0003})  # spinning gains nothing
@@ -45,7 +64,7 @@ def test_it_sleeps_at_first_and_tries_spinning_ever_more_rarely_while_that_gains
 
 
 def test_it_spins_while_spinning_makes_operations_clearly_shorter_and_stops_when_sleeping_clearly_wins():
-    policy = SpinPolicy()
+    policy = SpinPolicy(spinning=False)
     every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
     seconds = {0: 0.0005, 1: 0.0004}  # an idle machine: no wake-up to wait for, code runs warm
     asked = _run(policy, 2 * every, seconds)
@@ -79,7 +98,7 @@ def test_the_operations_decide_not_the_waits():
 
 
 def test_a_trial_is_judged_by_medians_so_one_outlier_does_not_decide():
-    policy = SpinPolicy()
+    policy = SpinPolicy(spinning=False)
     for i in range(3 * policy.TRIAL_EVERY):
         arm, _ = policy.begin()
         # spinning is clearly faster, but one spinning operation in each trial hit a 50 ms stall
@@ -95,6 +114,8 @@ def test_a_spin_lasts_up_to_max_spin_s_unless_the_long_waits_are_longer():
     policy.operations = policy.TRIAL_LENGTH  # out of the first trial
     policy.trial_start = policy.TRIAL_EVERY
     assert policy.begin() == (1, MAX_SPIN_S)  # no wait seen yet
+    policy.finished(1, 0.006, 0.005)
+    assert policy.begin() == (1, MAX_SPIN_S)  # a session's first, cold operation is no majority
     # A step waits long for its tensor and briefly for the last reply: the long wait is the one to cover.
     for _ in range(policy.TRIAL_LENGTH - 1):
         policy.finished(1, 0.0005, 0.0004)
@@ -131,8 +152,37 @@ def test_spin_polls_until_something_fires_or_the_time_is_up(monkeypatch):
     assert calls == [0.0, 0.0004, 0.0008]  # polled at 0, 0.4 and 0.8 ms; at 1.2 ms the time was up
 
 
+def test_a_spin_yields_its_core_between_polls_and_ends_when_a_yield_ran_another_process(monkeypatch):
+    """The process's own ZeroMQ I/O thread, which reads the reply, may be queued on the spinning
+    thread's core: a yield lets it run. A yield that took a whole slice means another process wants
+    the core: the spin ends, and the caller sleeps."""
+    now = [0.0]
+    monkeypatch.setattr(spin_policy.time, "perf_counter", lambda: now[0])
+    events = []
+
+    def poll(timeout):
+        assert timeout == 0
+        events.append("poll")
+        now[0] += 0.00001
+        return []
+
+    def quick_yield():
+        events.append("yield")
+        now[0] += 0.00001
+    assert spin_policy.spin(poll, 0.0001, quick_yield) == []
+    assert events[:5] == ["poll", "yield", "poll", "yield", "poll"] and events.count("yield") == 5
+    events.clear()
+    now[0] = 0.0
+
+    def hog_yield():  # a CPU hog on this core ran for a slice
+        events.append("yield")
+        now[0] += 0.002
+    assert spin_policy.spin(poll, 0.001, hog_yield) == []
+    assert events == ["poll", "yield", "poll"]  # one look after the long yield, then no more spinning
+
+
 def test_when_the_operations_change_the_next_trial_comes_at_once():
-    policy = SpinPolicy()
+    policy = SpinPolicy(spinning=False)
     every, length = policy.TRIAL_EVERY, policy.TRIAL_LENGTH
     _run(policy, 40 * every, {0: 0.0002, 1: 0.00021})  # small pulls: the two ways are close, it sleeps
     assert not policy.spinning and policy.interval == policy.MAX_TRIAL_EVERY and policy.shifts == 0
@@ -161,4 +211,4 @@ def test_after_a_change_the_trial_is_judged_against_the_kept_way_as_it_is_now():
     assert policy.shifts == 1
     trials = _trials(asked, True)
     assert len(trials) == 1 and trials[0][1] == length  # one sleeping trial, of the usual length
-    assert policy.spinning and policy.switches == 1     # the switch to spinning at the start, none since
+    assert policy.spinning and policy.switches == 0
