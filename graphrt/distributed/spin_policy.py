@@ -57,10 +57,10 @@ slice (yield_policy.py), so a yield that long ends the spin.
 
 A spin lasts until the reply comes or MAX_SPIN_S passes. When most of the
 latest TRIAL_LENGTH operations' longest waits were longer than that, nothing
-is spun at all. A tighter bound, twice the recent wait, cut many waits short: a step's
-long wait is longer than its typical one. The thread then slept after all,
-and the policy's steps ran 4-11% slower than steps that always spun up to
-1 ms.
+is spun at all. A tighter bound, twice the recent wait, cut many waits
+short: a step's long wait is longer than its typical one. The thread then
+slept after all, and the policy's steps ran 4-11% slower than steps that
+always spun up to 1 ms.
 """
 import collections
 import os
