@@ -3,8 +3,9 @@
 A thread that sleeps in poll(2) is woken through the scheduler when its reply
 comes: on a VM an idle vCPU's wake-up, tens of microseconds, after which its
 Python runs cold. Polling without sleeping avoids both, and took a 2-task step
-15-20% lower on an idle machine, but beside a CPU hog the spinning thread took
-the core the other task needed and the step got 25-45% slower. How busy the
+15-20% lower on an idle machine, but beside a CPU hog a spin that never
+yielded took the core the other task needed and the step got 25-45% slower
+(the spin now yields, below). How busy the
 machine is does not tell the two apart (the other task's own threads, and
 ZeroMQ's, are busy too), so the policy measures what it is for: how long the
 blocking operations that wait (a master's step, a blocking RecvTensor) take
