@@ -5,6 +5,7 @@ import threading
 
 import zmq
 
+from graphrt import errors
 from graphrt.distributed import wire
 
 
@@ -71,3 +72,11 @@ class FakeWorker:
         self._thread.join(5)
         self.sock.close(0)
         self._ctx.term()
+
+
+def request_outcome(pool, address, timeout):
+    """A GetStatus request's reply through `pool`, or the OpError it raised."""
+    try:
+        return pool.request(address, "GetStatus", timeout=timeout)
+    except errors.OpError as e:
+        return e

@@ -24,7 +24,7 @@ from graphrt import errors
 from graphrt.distributed import wire
 from graphrt.distributed.channel import ChannelPool
 
-from .peer import FakeWorker
+from .peer import FakeWorker, request_outcome
 
 BAD_ADDRESS = "tcp://no such host:1"
 
@@ -115,7 +115,7 @@ def test_the_grace_for_late_replies_after_a_disconnect_polls_the_socket_under_it
     monkeypatch.setattr(zmq.Socket, "poll", recording_poll)
     try:
         outcome = []
-        t = threading.Thread(target=lambda: outcome.append(_outcome(pool, address)), daemon=True)
+        t = threading.Thread(target=lambda: outcome.append(request_outcome(pool, address, 30)), daemon=True)
         t.start()
         assert server.poll(10_000), "the request never came"
         server.recv_multipart()
@@ -127,10 +127,3 @@ def test_the_grace_for_late_replies_after_a_disconnect_polls_the_socket_under_it
     finally:
         pool.close()
         ctx.term()
-
-
-def _outcome(pool, address):
-    try:
-        return pool.request(address, "GetStatus", timeout=30)
-    except errors.OpError as e:
-        return e

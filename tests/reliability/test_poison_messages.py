@@ -17,7 +17,7 @@ from graphrt.distributed import wire
 from graphrt.distributed.channel import ChannelPool
 from graphrt.rendezvous import parse_key
 
-from .peer import FakeWorker, RawPeer
+from .peer import FakeWorker, RawPeer, request_outcome
 
 HUGE = [0, 2 ** 62, 2 ** 62]
 POISON_SPECS = [
@@ -188,7 +188,7 @@ def test_a_pool_whose_io_thread_dies_fails_every_waiter_and_every_later_call():
     pool = ChannelPool(name="test-pool")
     try:
         waiting = []
-        t = threading.Thread(target=lambda: waiting.append(_outcome(pool, worker.address)), daemon=True)
+        t = threading.Thread(target=lambda: waiting.append(request_outcome(pool, worker.address, 5)), daemon=True)
         t.start()
 
         def crash():
@@ -199,16 +199,9 @@ def test_a_pool_whose_io_thread_dies_fails_every_waiter_and_every_later_call():
         assert not t.is_alive(), "a waiting request hung after the I/O thread died"
         assert isinstance(waiting[0], errors.UnavailableError), waiting
         assert "I/O thread died" in waiting[0].message
-        later = _outcome(pool, worker.address)
+        later = request_outcome(pool, worker.address, 5)
         assert isinstance(later, errors.UnavailableError) and "I/O thread died" in later.message
     finally:
         release.set()
         pool.close()
         worker.close()
-
-
-def _outcome(pool, address):
-    try:
-        return pool.request(address, "GetStatus", timeout=5)
-    except errors.OpError as e:
-        return e
