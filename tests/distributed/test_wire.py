@@ -277,6 +277,29 @@ def test_a_clients_reply_reader_reads_what_decode_reads(values):
         wire.decode_reply(frames, max_message_bytes=direct.nbytes - 1)
 
 
+@pytest.mark.parametrize("dtype", wire.BINARY_DTYPES)
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4), (2, 1, 5), (0, 3)])
+def test_a_tensor_reply_reads_the_same_through_the_fast_path_and_the_full_checks(dtype, shape):
+    value = (np.arange(int(np.prod(shape))) % 2).astype(dtype).reshape(shape)
+    header, payload = (bytes(f) for f in wire.binary_tensor_reply(5, value))
+    # Offset 0 is aligned; offset 1 is how a small frame may sit in zmq's receive buffer.
+    for offset in (0, 1):
+        store = bytearray(offset + len(payload))
+        store[offset:] = payload
+        frame = memoryview(store)[offset:]
+        head = memoryview(header)
+        fast = wire._read_tensor_reply(head, (head, frame), 1 << 20, 0)
+        checked = wire._read_tensor_reply_checked(head, (head, frame), 1 << 20, 0)
+        (got,), (want,) = fast.values, checked.values
+        assert (fast.type, fast.id, fast.fields, fast.nbytes) == (checked.type, checked.id, checked.fields, 0)
+        assert type(got) is type(want) and got.dtype == want.dtype == value.dtype and got.shape == shape
+        np.testing.assert_array_equal(got, value)
+        assert got.flags.aligned and not got.flags.writeable
+        # An aligned frame is viewed, not copied; an unaligned one is copied.
+        aligned = offset % value.dtype.alignment == 0
+        assert np.shares_memory(got, np.frombuffer(store, np.uint8)) == (aligned and got.size > 0)
+
+
 def test_size_limit_counts_every_frame():
     frames = wire.encode("RunGraph", 1, {"graph_handle": "h", "step_id": 1}, [np.zeros(1000, np.float32)])
     wire.decode(frames, max_message_bytes=4200)
