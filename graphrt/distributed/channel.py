@@ -291,7 +291,13 @@ class CallerReads:
             with peer.lock:
                 peer.reader = None
                 pool._poll.resume(peer.fd)
-                waiting = peer.socket is not None and readable(peer.socket)
+                # A reply left in the socket after this thread's reads (whose checks consumed its
+                # signal) is the I/O thread's to read now. With no call waiting on this peer nothing can
+                # be missed: a stray message (a one-way request's error, a dropped call's reply) is read
+                # after the next send to the peer, which checks the socket itself (every send path does,
+                # under this lock). The check is a system call and pyzmq's option lookup, several
+                # microseconds right after a wait, on every blocking operation.
+                waiting = peer.socket is not None and peer.outstanding and readable(peer.socket)
             if waiting:
                 pool._wake()  # the I/O thread's signal for it may have been consumed here
         self.peers = []

@@ -211,6 +211,37 @@ def test_a_reply_that_arrives_as_the_reader_lets_go_is_delivered_by_the_io_threa
     pair.cleanup(step_id)
 
 
+def test_a_stray_reply_left_by_a_reader_is_read_after_the_next_send(pair):
+    # done() leaves the socket unchecked when no call waits on the peer. A message nobody waits for (here
+    # a dropped call's reply) may then sit unread behind the reader's own reply, its wake-up signal
+    # consumed, and ZeroMQ signals nothing more until it is read: the next send must find it.
+    step_id, sender, _, key = _ends(pair, "edge_stray")
+    pool, address = _pool_and_address(pair)
+    mine, stray = key.with_frame_iter(0, 20), key.with_frame_iter(0, 21)
+    sender.send(mine, np.float32(1.5))
+    sender.send(stray, np.float32(-1.0))
+    reader = pool.read_here([address])
+    assert reader is not None
+    got = Recorder()
+    pool.call(address, "RecvTensor", {"step_id": step_id, "key": mine.full_key},
+              callback=lambda error, message: got(error, message, False))
+    dropped = pool.call(address, "RecvTensor", {"step_id": step_id, "key": stray.full_key},
+                        callback=lambda error, message: pytest.fail("a dropped call's callback ran"))
+    pool.forget(dropped)
+    deadline = time.monotonic() + WAIT
+    while any(dropped.id in p.outstanding for p in reader.peers) and time.monotonic() < deadline:
+        time.sleep(0.001)  # the I/O thread forgets it
+    threading.Event().wait(0.05)  # both replies reach the socket
+    reader.wait(WAIT)  # reads one reply: the first, ours
+    reader.done()
+    error, message, _ = got.wait()
+    assert error is None and message.values[0] == np.float32(1.5)
+    status = Recorder()
+    pool.call(address, "GetStatus", callback=lambda error, message: status(error, message, False))
+    assert status.wait()[0] is None
+    pair.cleanup(step_id)
+
+
 def test_wake_ends_a_wait_from_another_thread(pair):
     _, address = _pool_and_address(pair)
     _ends(pair, "edge_wake")
