@@ -243,7 +243,7 @@ def _binary_tensor_reply(request_id, arr, scalar):
         return None
     if not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr)
-    header = _TENSOR_REPLY[arr.ndim].pack(BINARY_TENSOR_REPLY, PROTOCOL_VERSION, code, scalar, arr.ndim, _ZEROS[:3],
+    header = _TENSOR_REPLY[arr.ndim].pack(BINARY_TENSOR_REPLY, PROTOCOL_VERSION, code, scalar, arr.ndim, _ZEROS3,
                                           request_id, *arr.shape)
     # A flat byte view, as _encode_array sends: it keeps `arr` alive while zmq sends it.
     return [header, arr.reshape(-1).view(np.uint8) if arr.size else _EMPTY]
