@@ -65,13 +65,15 @@ class StepTable:
     def for_run(self, step_id):
         """The rendezvous for a RunGraph of `step_id` (owned until `release`)."""
         with self._lock:
-            self._refuse_if_gone(step_id, None)
+            if step_id in self._cleaned or step_id in self._aborted:
+                self._refuse_if_gone(step_id, None)
             entry = self._unowned.pop(step_id, None)
             if entry is not None:
                 self._unowned_recvs -= entry[1]
             self._owned[step_id] += 1
-            expired = self._sweep()
-        self._abort_expired(expired)
+            expired = self._sweep() if self._unowned else None
+        if expired:
+            self._abort_expired(expired)
         return self._manager.find_or_create(step_id)
 
     def release(self, step_id):
@@ -99,9 +101,12 @@ class StepTable:
         needed, within the caps). Until `recv_answered(step_id, ticket)` the request counts among
         those waiting in unowned steps (ticket None: the step runs here, nothing is counted)."""
         ticket = None
+        # Every cross-process tensor of every step comes through here, the checks that find nothing
+        # to do are made inline (each call costs several times its loop time on a freshly woken thread).
         with self._lock:
-            self._refuse_if_gone(step_id, key)
-            evicted = self._sweep()
+            if step_id in self._cleaned or step_id in self._aborted:
+                self._refuse_if_gone(step_id, key)
+            evicted = self._sweep() if self._unowned else []
             if step_id not in self._owned:
                 entry = self._unowned.get(step_id)
                 if self._unowned_recvs >= self.max_unowned_recvs:
@@ -117,7 +122,8 @@ class StepTable:
                 entry[1] += 1
                 self._unowned_recvs += 1
                 ticket = entry
-        self._abort_expired(evicted)
+        if evicted:
+            self._abort_expired(evicted)
         return self._manager.find_or_create(step_id), ticket
 
     def recv_answered(self, step_id, ticket):

@@ -344,7 +344,7 @@ class WorkerService:
         self._stopping = False
         self._answers_sent = 0
         self._loop_ident = None
-        self._recv_keys = {}  # RecvTensor key text -> ParsedKey: the same keys come every step
+        self._recv_keys = {}  # RecvTensor key text -> its checked ParsedKey: the same keys come every step
         self._held_replies = []  # RunGraph replies of inline steps, sent once the loop's input is drained
         self._after_replies = []  # (function, argument): the loop's bookkeeping that no reply waits for
         self.yield_policy = YieldPolicy()  # whether the loop yields its core after a reply in an inline run
@@ -782,20 +782,7 @@ class WorkerService:
     def _answer_recv_tensor(self, identity, request_id, step_id, text):
         key = self._recv_keys.get(text)
         if key is None:
-            key = parse_key(text)  # raises InvalidArgumentError for a bad key: nothing is cached
-            if len(self._recv_keys) >= _MAX_CACHED_KEYS:
-                self._recv_keys.clear()  # bounded whatever peers send
-            self._recv_keys[text] = key
-        device = self._by_name.get(key.src_device)
-        if device is None:
-            raise errors.InvalidArgumentError(f"Invalid rendezvous key (src): {key.full_key} @ {self.task}",
-                                              key=key.full_key)
-        if key.src_incarnation != device.incarnation:
-            raise errors.AbortedError(
-                f"RecvTensor expects a different device incarnation for {device.name}: "
-                f"{key.src_incarnation:016x} vs. {device.incarnation:016x}. Your worker job was probably "
-                f"restarted. Check your worker job for the reason why it was restarted.",
-                device=device.name, key=key.full_key)
+            key = self._checked_recv_key(text)
         rendezvous, ticket = self.step_table.for_recv(step_id, key.full_key)
 
         def done(error, value, is_dead):
@@ -822,6 +809,26 @@ class WorkerService:
                 self._reply(identity, request_id, values=[wire.DEAD if is_dead else value])
 
         rendezvous.recv_local_async(key, done)
+
+    def _checked_recv_key(self, text):
+        """The ParsedKey of a RecvTensor's key, once it names one of this task's devices in its
+        current incarnation; cached, so a key that comes every step is checked once (a device's
+        incarnation does not change while this process lives)."""
+        key = parse_key(text)  # raises InvalidArgumentError for a bad key: nothing is cached
+        device = self._by_name.get(key.src_device)
+        if device is None:
+            raise errors.InvalidArgumentError(f"Invalid rendezvous key (src): {key.full_key} @ {self.task}",
+                                              key=key.full_key)
+        if key.src_incarnation != device.incarnation:
+            raise errors.AbortedError(
+                f"RecvTensor expects a different device incarnation for {device.name}: "
+                f"{key.src_incarnation:016x} vs. {device.incarnation:016x}. Your worker job was probably "
+                f"restarted. Check your worker job for the reason why it was restarted.",
+                device=device.name, key=key.full_key)
+        if len(self._recv_keys) >= _MAX_CACHED_KEYS:
+            self._recv_keys.clear()  # bounded whatever peers send
+        self._recv_keys[text] = key
+        return key
 
     def _copy_to_host(self, key, tensor, done):
         from ..runtime.device_transfer import copy_to_host

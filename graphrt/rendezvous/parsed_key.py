@@ -290,23 +290,3 @@ def parse_key(key):
     parsed = object.__new__(ParsedKey)
     _init(parsed, channel, frame_id, iter_id)
     return parsed
-    parts = key.split(";")
-    if len(parts) != 5:
-        raise InvalidArgumentError(
-            f"Invalid rendezvous key: expected 5 ';'-separated fields ({_FIELDS}), "
-            f"got {len(parts)}: '{key}'", key=key)
-    src, incarnation, dst, edge_name, frame_iter = parts
-    try:
-        channel = _Channel(_check_device("src_device", src),
-                           _parse_incarnation(incarnation),
-                           _check_device("dst_device", dst),
-                           _check_edge_name(edge_name))
-        frame_id, iter_id = _parse_frame_iter(frame_iter)
-    except _FieldError as e:
-        raise InvalidArgumentError(f"Invalid rendezvous key: {e.problem}: '{key}'", key=key) from None
-    if len(_CHANNELS) >= _MAX_CHANNELS:
-        _CHANNELS.clear()  # bounded, whatever keys peers send
-    _CHANNELS[key[:cut]] = channel
-    parsed = object.__new__(ParsedKey)
-    _init(parsed, channel, frame_id, iter_id)
-    return parsed

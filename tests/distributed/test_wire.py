@@ -253,6 +253,32 @@ def test_the_workers_recv_tensor_reader_checks_what_decode_checks(frames, proble
         wire.read_recv_tensor(memoryview(request), limit=len(request) - 1)
 
 
+@pytest.mark.parametrize("request_bytes", [
+    binary_request(), binary_request(key=b""), binary_request(key=b"k" * 65536), binary_request(key=b"k" * 65537),
+    binary_request(key="\u00e9".encode() * 65536), binary_request(key="\u00e9".encode() * 65537),
+    binary_request(key="\U0001f600".encode() * 3), binary_request(key=b"\xff"),
+    binary_request(request_id=2 ** 63 - 1, step_id=2 ** 63 - 1), binary_request(step_id=2 ** 63),
+    binary_request(version=3), binary_request(padding=bytes(5) + b"\1")] + [f[0] for f, _ in MALFORMED_BINARY
+                                                                          if len(f) == 1 and f[0][:1] == b"\1"])
+def test_the_recv_tensor_readers_fast_path_reads_and_refuses_as_the_full_checks_do(request_bytes):
+    def read(reader, limit):
+        try:
+            return reader(memoryview(request_bytes), limit)
+        except wire.WireError as e:
+            return type(e), e.message
+    for limit in (wire.DEFAULT_MAX_MESSAGE_BYTES, len(request_bytes), len(request_bytes) - 1):
+        assert read(wire.read_recv_tensor, limit) == read(wire._read_recv_tensor_checked, limit)
+
+
+def test_a_well_formed_recv_tensor_request_is_read_without_the_full_checks(monkeypatch):
+    checked = []
+    monkeypatch.setattr(wire, "_read_recv_tensor_checked", lambda *args: checked.append(args))
+    assert wire.read_recv_tensor(memoryview(binary_request(request_id=3, step_id=4, key=b"k;1"))) == (3, 4, "k;1")
+    assert checked == []
+    wire.read_recv_tensor(memoryview(binary_request(version=3)))
+    assert len(checked) == 1
+
+
 @pytest.mark.parametrize("frames, problem", MALFORMED_JSON + MALFORMED_BINARY)
 def test_a_clients_reply_reader_refuses_what_decode_refuses_in_the_same_words(frames, problem):
     with pytest.raises(wire.WireError) as general:
