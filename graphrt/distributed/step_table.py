@@ -92,9 +92,10 @@ class StepTable:
             self._manager.cleanup(step_id, errors.mark_derived(aborted[0](aborted[1])))
             return
         with self._lock:
-            evicted = self._over_cap()
+            evicted = self._over_cap() if len(self._unowned) > self.max_unowned else []
             evicted += self._sweep()
-        self._abort_expired(evicted)
+        if evicted:
+            self._abort_expired(evicted)
 
     def for_recv(self, step_id, key):
         """(rendezvous, ticket) for a RecvTensor of `step_id`: the table it waits in (created if

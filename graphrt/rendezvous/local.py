@@ -12,6 +12,7 @@ __all__ = ["LocalRendezvous"]
 # already make waiting on another thread's lock rare, and a step creates its table anew (16 cost ~10 us).
 _NUM_SHARDS = 4
 _SHARD_MASK = _NUM_SHARDS - 1
+assert _NUM_SHARDS == 4, "LocalRendezvous.__init__ makes the shards one by one"
 
 
 class _Shard:
@@ -43,7 +44,7 @@ class LocalRendezvous(Rendezvous):
 
     def __init__(self, step_id=None):
         self.step_id = step_id
-        self._shards = tuple(_Shard() for _ in range(_NUM_SHARDS))
+        self._shards = (_Shard(), _Shard(), _Shard(), _Shard())  # _NUM_SHARDS, without a generator per step
         self._abort_lock = threading.Lock()
         # Set before any shard is emptied; read under a shard lock, so a
         # call either finds its entry swept by the abort or sees the error.
@@ -121,7 +122,11 @@ class LocalRendezvous(Rendezvous):
         return records
 
     def has_pending(self):
-        return any(shard.table for shard in self._shards)
+        # Asked when every step's table is dropped: a loop, not a generator's frames.
+        for shard in self._shards:
+            if shard.table:
+                return True
+        return False
 
     def num_items(self):
         """Live entries: recvs waiting for a value plus values waiting for a recv."""
