@@ -262,8 +262,10 @@ class CallerReads:
             if took > self._longest:
                 self._longest = took
             wake_r = self._pipe[0]
-            if any(fd == wake_r for fd, _ in fired):
-                self._drain()
+            for fd, _ in fired:
+                if fd == wake_r:
+                    self._drain()
+                    break
             self._read()
 
     def _read(self):

@@ -26,7 +26,10 @@ _MAX_CARRIED = 1024   # ids one message carries (the wire allows 4096)
 class DeferredCleanups:
     def __init__(self, send_oneway):
         self._send_oneway = send_oneway   # (task, fields) -> None
-        self._cond = threading.Condition(threading.Lock())
+        # add and take run in every step: they take the plain lock (a C call), not the Condition
+        # (a Python-level __enter__ and __exit__ around it); only the flusher waits on the Condition.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._pending = {}                # task -> [step ids]
         self._due = None                  # when the flusher sends what is pending (None: nothing asked)
         self._thread = None
@@ -34,7 +37,7 @@ class DeferredCleanups:
 
     def add(self, tasks, step_id):
         """`step_id` ended well on `tasks`: clean it up there with the next message."""
-        with self._cond:
+        with self._lock:
             for task in tasks:
                 self._pending.setdefault(task, []).append(step_id)
             if self._due is None and not self._closed:
@@ -50,7 +53,7 @@ class DeferredCleanups:
         """The ids to carry in a RunGraph to `task` now (they are then no longer pending)."""
         if task not in self._pending:  # lock-free fast path: most steps find nothing
             return None
-        with self._cond:
+        with self._lock:
             ids = self._pending.pop(task, None)
             if ids and len(ids) > _MAX_CARRIED:
                 self._pending[task] = ids[_MAX_CARRIED:]
@@ -59,7 +62,7 @@ class DeferredCleanups:
 
     def flush(self):
         """Sends every pending id now, one CleanupStep per task."""
-        with self._cond:
+        with self._lock:
             pending, self._pending = self._pending, {}
             self._due = None
         for task, ids in pending.items():

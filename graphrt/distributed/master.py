@@ -404,9 +404,12 @@ class MasterBackend:
             [c.address for c in calls.values() if not c.done and not in_process(c.address)], started)
         try:
             while True:
-                pending = [c for c in calls.values() if not c.done]
+                # Plain loops, not comprehensions: this runs after every wake-up of every step.
+                pending = False
                 for c in calls.values():
-                    if c.done and c.error is not None and root is None and not errors.is_derived(c.error) \
+                    if not c.done:
+                        pending = True
+                    elif c.error is not None and root is None and not errors.is_derived(c.error) \
                             and not isinstance(c.error, errors.DeadlineExceededError):
                         root = c
                 if root is not None:
@@ -424,9 +427,12 @@ class MasterBackend:
             if reader is not None:
                 changed.reader = None
                 reader.done()
-        if root is None and not any(c.error is not None for c in calls.values()) and \
-                all(c.done for c in calls.values()):
-            return None
+        if root is None:
+            for c in calls.values():
+                if c.error is not None or not c.done:
+                    break
+            else:
+                return None
         if root is not None:
             failure = _from_task(root.task, root.error)
             # Give the other tasks a moment to stop, within the step's deadline.

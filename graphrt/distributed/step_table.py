@@ -54,7 +54,7 @@ class StepTable:
         self.max_cleaned = max_cleaned
         self._clock = clock
         self._lock = threading.Lock()
-        self._owned = collections.Counter()         # step id -> RunGraphs running it here
+        self._owned = {}                            # step id -> RunGraphs running it here
         self._unowned = collections.OrderedDict()   # step id -> [since, recvs], oldest first
         self._unowned_recvs = 0
         self._aborted = collections.OrderedDict()   # step id -> error (class, message), LRU
@@ -70,7 +70,7 @@ class StepTable:
             entry = self._unowned.pop(step_id, None)
             if entry is not None:
                 self._unowned_recvs -= entry[1]
-            self._owned[step_id] += 1
+            self._owned[step_id] = self._owned.get(step_id, 0) + 1
             expired = self._sweep() if self._unowned else None
         if expired:
             self._abort_expired(expired)
@@ -79,10 +79,11 @@ class StepTable:
     def release(self, step_id):
         """A RunGraph of `step_id` ended here: its rendezvous waits (unowned) for the CleanupStep."""
         with self._lock:
-            self._owned[step_id] -= 1
-            if self._owned[step_id] > 0:
+            running = self._owned.get(step_id, 0) - 1
+            if running > 0:
+                self._owned[step_id] = running
                 return
-            del self._owned[step_id]
+            self._owned.pop(step_id, None)
             if step_id in self._cleaned or step_id not in self._manager:
                 return
             aborted = self._aborted.get(step_id)

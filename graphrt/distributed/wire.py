@@ -370,10 +370,10 @@ def decode(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, expect=None):
             fields[name] = value
         else:
             fields[name] = _check_field(msg_type, name, kind, value)
-    if len(fields) < _NUM_REQUIRED[msg_type]:
-        for name in _REQUIRED[msg_type]:
-            if name not in fields:
-                raise WireError(f"{msg_type}: missing required field '{name}'")
+    # Each by name: counting the fields would let an optional one stand in for a missing required one.
+    for name in _REQUIRED[msg_type]:
+        if name not in fields:
+            raise WireError(f"{msg_type}: missing required field '{name}'")
     specs = header.get("tensors", _NO_SPECS)
     if type(specs) is not list:
         raise WireError(f"{msg_type}: 'tensors' must be a list")
@@ -407,8 +407,7 @@ def decode_reply(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
 
 
 _NO_SPECS = []
-_REQUIRED = {t: [name for name, (_, required) in schema.items() if required] for t, schema in SCHEMAS.items()}
-_NUM_REQUIRED = {t: len(names) for t, names in _REQUIRED.items()}
+_REQUIRED = {t: tuple(name for name, (_, required) in schema.items() if required) for t, schema in SCHEMAS.items()}
 
 
 def _buffer(frame):
@@ -638,19 +637,27 @@ def _check_field(msg_type, name, kind, value):
     elif kind == "str":
         if type(value) is not str or len(value) > _MAX_STR:
             raise WireError(f"{msg_type}.{name} must be a string of at most {_MAX_STR} characters")
+    # The lists are checked in plain loops, not any() over a generator: a RunGraph carries two or
+    # three of them, decoded right after the task's serving thread wakes.
     elif kind == "keys":
-        if type(value) is not list or len(value) > _MAX_KEYS or \
-                any(type(k) is not str or len(k) > _MAX_STR for k in value):
+        if type(value) is not list or len(value) > _MAX_KEYS:
             raise WireError(f"{msg_type}.{name} must be a list of strings")
+        for k in value:
+            if type(k) is not str or len(k) > _MAX_STR:
+                raise WireError(f"{msg_type}.{name} must be a list of strings")
     elif kind == "ints":
-        if type(value) is not list or len(value) > _MAX_INTS or \
-                any(type(i) is not int or not 0 <= i < _U63 for i in value):
+        if type(value) is not list or len(value) > _MAX_INTS:
             raise WireError(f"{msg_type}.{name} must be a list of at most {_MAX_INTS} integers in [0, 2**63)")
+        for i in value:
+            if type(i) is not int or not 0 <= i < _U63:
+                raise WireError(f"{msg_type}.{name} must be a list of at most {_MAX_INTS} integers in [0, 2**63)")
     elif kind == "pulls":
-        if type(value) is not list or len(value) > _MAX_KEYS or any(
-                type(p) is not list or len(p) != 2 or type(p[0]) is not int or not 0 < p[0] < _U63
-                or type(p[1]) is not str or len(p[1]) > _MAX_STR for p in value):
+        if type(value) is not list or len(value) > _MAX_KEYS:
             raise WireError(f"{msg_type}.{name} must be a list of at most {_MAX_KEYS} [request id, key] pairs")
+        for p in value:
+            if type(p) is not list or len(p) != 2 or type(p[0]) is not int or not 0 < p[0] < _U63 \
+                    or type(p[1]) is not str or len(p[1]) > _MAX_STR:
+                raise WireError(f"{msg_type}.{name} must be a list of at most {_MAX_KEYS} [request id, key] pairs")
     elif kind == "dict":
         if type(value) is not dict:
             raise WireError(f"{msg_type}.{name} must be a JSON object")

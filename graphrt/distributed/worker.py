@@ -386,11 +386,12 @@ class WorkerService:
                     continue
                 # ZMQ_FD is edge-triggered: EVENTS was just checked, so a later arrival signals it again
                 # (and a thread that sends meanwhile checks EVENTS itself and wakes us through the pipe).
-                if any(fd == self._wake_r for fd, _ in poll.poll()):
-                    try:
-                        os.read(self._wake_r, 65536)
-                    except BlockingIOError:
-                        pass
+                for fd, _ in poll.poll():
+                    if fd == self._wake_r:
+                        try:
+                            os.read(self._wake_r, 65536)
+                        except BlockingIOError:
+                            pass
         except BaseException as e:  # noqa: BLE001 - the loop must not end silently while the process lives
             if self._running and not self._stopping:
                 self.failure = errors.UnavailableError(

@@ -23,7 +23,10 @@ _IDLE_EXIT_S = 5.0  # an idle thread exits after this long; the next watch start
 
 class Watchdog:
     def __init__(self):
-        self._cond = threading.Condition()
+        # watch and cancel run twice a step on its critical path: they take the plain lock (a C call)
+        # rather than the Condition (a Python-level __enter__ and __exit__ around an RLock).
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._heap = []           # [deadline, handle, step, make_error]; step None once cancelled
         self._entries = {}        # handle -> entry, for live entries
         self._ids = itertools.count()
@@ -34,7 +37,7 @@ class Watchdog:
         """Aborts `step` with `make_error()` at `deadline` (time.monotonic) unless cancelled first."""
         handle = next(self._ids)
         entry = [deadline, handle, step, make_error]
-        with self._cond:
+        with self._lock:
             heapq.heappush(self._heap, entry)
             self._entries[handle] = entry
             if self._thread is None:  # the thread clears it (under this lock) when it exits
@@ -46,7 +49,7 @@ class Watchdog:
         return handle
 
     def cancel(self, handle):
-        with self._cond:
+        with self._lock:
             entry = self._entries.pop(handle, None)
             if entry is not None:
                 entry[2] = entry[3] = None
@@ -59,7 +62,8 @@ class Watchdog:
 
     def _after_fork_in_child(self):
         # The thread did not come along: the child's first watch starts its own.
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._thread = None
         self._looks_at = 0.0
 

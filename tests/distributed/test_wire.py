@@ -204,6 +204,14 @@ def header(**fields):
     return json.dumps({k: v for k, v in base.items() if v is not ...}).encode()
 
 
+def run_graph(**fields):
+    base = {"v": wire.PROTOCOL_VERSION, "type": "RunGraph", "id": 1, "graph_handle": "g", "step_id": 1}
+    base.update(fields)
+    if base["type"] != "RunGraph":
+        del base["graph_handle"], base["step_id"]
+    return json.dumps({k: v for k, v in base.items() if v is not ...}).encode()
+
+
 MALFORMED_JSON = [
     ([b""], "Empty header"),
     ([b"\x00\x01"], "not a JSON object"),
@@ -230,6 +238,23 @@ MALFORMED_JSON = [
     ([header(tensors=[{"py": {"code": "os.system"}}]), b""], "Unknown host value tag"),
     ([header(tensors=[{"py": {"bytes": "!!"}}]), b""], "base64"),
     ([header(tensors=[{"dtype": "float32", "shape": [1], "pickle": 1}]), b"\0" * 4], "unknown field 'pickle'"),
+    ([run_graph(recv_keys="k")], "RunGraph.recv_keys must be a list of strings"),
+    ([run_graph(send_keys=["k", 3])], "RunGraph.send_keys must be a list of strings"),
+    ([run_graph(send_keys=["k", "x" * 65537])], "RunGraph.send_keys must be a list of strings"),
+    ([run_graph(send_keys=["k"] * 65537)], "RunGraph.send_keys must be a list of strings"),
+    ([run_graph(cleanup_step_ids=[1, -2])], "RunGraph.cleanup_step_ids must be a list of at most 4096 integers"),
+    ([run_graph(cleanup_step_ids=[True])], "RunGraph.cleanup_step_ids must be a list of at most 4096 integers"),
+    ([run_graph(cleanup_step_ids=[2 ** 63])], "RunGraph.cleanup_step_ids must be a list of at most 4096 integers"),
+    ([run_graph(cleanup_step_ids=[1] * 4097)], "RunGraph.cleanup_step_ids must be a list of at most 4096 integers"),
+    ([run_graph(cleanup_step_ids=7)], "RunGraph.cleanup_step_ids must be a list of at most 4096 integers"),
+    ([run_graph(recv_tensors=[[1, "k"], [0, "k"]])], "RunGraph.recv_tensors must be a list of at most 65536 [request id"),
+    ([run_graph(recv_tensors=[[1, "k", 2]])], "RunGraph.recv_tensors must be a list of at most 65536 [request id"),
+    ([run_graph(recv_tensors=[[1, 2]])], "RunGraph.recv_tensors must be a list of at most 65536 [request id"),
+    ([run_graph(recv_tensors=[[1, "x" * 65537]])], "RunGraph.recv_tensors must be a list of at most 65536 [request"),
+    ([run_graph(recv_tensors=[[1, "k"]] * 65537)], "RunGraph.recv_tensors must be a list of at most 65536 [request"),
+    # An optional field present must not stand in for a missing required one.
+    ([run_graph(more_step_ids=[1], type="CleanupStep")], "CleanupStep: missing required field 'step_id'"),
+    ([run_graph(step_id=..., timeout_ms=5)], "RunGraph: missing required field 'step_id'"),
 ]
 
 
