@@ -996,9 +996,11 @@ class SharedChannels:
         self._own = None
         self._lock = threading.Lock()
 
+    # The pool's _closed is read directly (same module): the property is a Python call, and the
+    # target is looked up for every call a master makes.
     def _target(self):
         pool = self._pool
-        if not pool.closed:
+        if not pool._closed:
             return pool
         with self._lock:
             if self._own is None:
@@ -1022,7 +1024,7 @@ class SharedChannels:
 
     def carries_for(self, pool):
         """True while this master's calls go through `pool` (so its held calls can ride on them)."""
-        return self._pool is pool and not pool.closed
+        return self._pool is pool and not pool._closed
 
     def forget(self, call):
         self._owner(call).forget(call)
@@ -1031,7 +1033,7 @@ class SharedChannels:
         # A call's id is only known to the pool that sent it; the fallback pool exists only once the
         # worker's is closed, and a closed pool ignores drops.
         own = self._own
-        return own if own is not None and self._pool.closed else self._pool
+        return own if own is not None and self._pool._closed else self._pool
 
     def close(self):
         """Closes the fallback pool, if one was made; the worker's pool belongs to its service."""

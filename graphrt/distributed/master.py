@@ -100,11 +100,12 @@ class _MasterPlan:
 class _StepCall:
     """The outcome of the step's RunGraph on one task."""
 
-    __slots__ = ("task", "address", "call", "done", "error", "message", "arrived")
+    __slots__ = ("task", "address", "local", "call", "done", "error", "message", "arrived")
 
     def __init__(self, task, address):
         self.task = task
         self.address = address
+        self.local = in_process(address)  # served on this thread (a service of this process), asked once a step
         self.call = None
         self.done = False
         self.error = None
@@ -341,7 +342,7 @@ class MasterBackend:
         local = service_in_process(self._tasks.get(self._client_task))
         if local is None or len(calls) < 2 or self._client_task not in calls:
             return {}
-        carriers = [t for t in calls if t != self._client_task and not in_process(self._tasks[t])] \
+        carriers = [t for t, c in calls.items() if t != self._client_task and not c.local] \
             if self._channels.carries_for(local.channels) else ()
         return local.prefetch_recvs(step_id, dict(plan.tasks)[self._client_task], carriers)
 
@@ -358,8 +359,8 @@ class MasterBackend:
 
         # A task served in this process runs its RunGraph on this thread: it goes last.
         sent = False  # a RunGraph went out through a socket
-        for task, handle in sorted(plan.tasks, key=lambda th: in_process(self._tasks[th[0]])):
-            local = in_process(self._tasks[task])
+        for task, handle in sorted(plan.tasks, key=lambda th: calls[th[0]].local):
+            local = calls[task].local
             if local and sent:
                 # This thread now starts its own partitions, and ZeroMQ's thread, which writes the other
                 # tasks' RunGraphs out, may be queued behind it (yield_policy.py).
@@ -401,7 +402,7 @@ class MasterBackend:
         # This thread reads the other tasks' replies itself while it waits (one wake-up per reply,
         # not two); it lets go of them before any abort below.
         reader = changed.reader = self._channels.read_here(
-            [c.address for c in calls.values() if not c.done and not in_process(c.address)], started)
+            [c.address for c in calls.values() if not c.done and not c.local], started)
         try:
             while True:
                 # Plain loops, not comprehensions: this runs after every wake-up of every step.

@@ -153,7 +153,9 @@ class ParsedKey:
     another loop iteration with `key.with_frame_iter(frame_id, iter_id)`.
     """
 
-    __slots__ = ("_channel", "frame_id", "iter_id", "full_key")
+    # src_device and dst_device are copied from the channel: read on every send and receive, they are
+    # slots rather than properties (a Python call each).
+    __slots__ = ("_channel", "src_device", "dst_device", "frame_id", "iter_id", "full_key")
 
     def __init__(self, src_device, src_incarnation, dst_device, edge_name, frame_id=0, iter_id=0):
         try:
@@ -178,18 +180,10 @@ class ParsedKey:
         _init(key, self._channel, frame_id, iter_id)
         return key
 
-    # The channel's fields read as the key's own.
-    @property
-    def src_device(self):
-        return self._channel.src_device
-
+    # The channel's other fields read as the key's own.
     @property
     def src_incarnation(self):
         return self._channel.src_incarnation
-
-    @property
-    def dst_device(self):
-        return self._channel.dst_device
 
     @property
     def edge_name(self):
@@ -235,6 +229,8 @@ class ParsedKey:
 
 def _init(key, channel, frame_id, iter_id):
     _set(key, "_channel", channel)
+    _set(key, "src_device", channel.src_device)
+    _set(key, "dst_device", channel.dst_device)
     _set(key, "frame_id", frame_id)
     _set(key, "iter_id", iter_id)
     _set(key, "full_key", f"{channel.prefix}{frame_id}:{iter_id}")

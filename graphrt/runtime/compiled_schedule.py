@@ -187,6 +187,9 @@ class CompiledRun:
         self.reported = False  # executor_done was called (once, even when abandoned)
         self.position = 0
 
+    # TF reports inf/nan silently; so do kernels here. errstate as a decorator costs one Python frame
+    # per run where the with-statement cost three (__init__, __enter__, __exit__).
+    @np.errstate(all="ignore")
     def loop(self, deferred=None):
         """Runs this schedule, then any loops deferred to this thread meanwhile."""
         deferred = [] if deferred is None else deferred
@@ -194,12 +197,11 @@ class CompiledRun:
         ge._tls.deferred = deferred
         run = self
         try:
-            with np.errstate(all="ignore"):  # TF reports inf/nan silently; so do kernels here
-                while True:
-                    run._loop(deferred)
-                    if not deferred:
-                        break
-                    run = deferred.pop()
+            while True:
+                run._loop(deferred)
+                if not deferred:
+                    break
+                run = deferred.pop()
         except BaseException as exc:  # noqa: BLE001 - Ctrl-C or a signal handler's exception (see graph_executor)
             for held in [run, *deferred]:
                 held._abandon(exc)

@@ -458,6 +458,9 @@ class _Run:
         self.failed = False
         self.reported = False  # executor_done was called: a run reports once, even when abandoned
 
+    # TF reports inf/nan silently; so do kernels here. errstate as a decorator costs one Python frame
+    # per run where the with-statement cost three (__init__, __enter__, __exit__).
+    @np.errstate(all="ignore")
     def loop(self, deferred=None):
         """Runs this loop, then any loops deferred to this thread meanwhile."""
         deferred = [] if deferred is None else deferred
@@ -465,12 +468,11 @@ class _Run:
         _tls.deferred = deferred
         run = self
         try:
-            with np.errstate(all="ignore"):  # TF reports inf/nan silently; so do kernels here
-                while True:
-                    run._loop(deferred)
-                    if not deferred:
-                        break
-                    run = deferred.pop()
+            while True:
+                run._loop(deferred)
+                if not deferred:
+                    break
+                run = deferred.pop()
         except BaseException as exc:  # noqa: BLE001 - Ctrl-C or a signal handler's exception, see module doc
             for held in [run, *deferred]:
                 held._abandon(exc)
