@@ -344,7 +344,8 @@ def decode(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, expect=None):
         raise WireError("Empty message")
     if n > MAX_FRAMES:
         raise WireError(f"Message has {n} frames (at most {MAX_FRAMES})")
-    buffers = [_buffer(f) for f in frames]
+    # A request's header alone (RunGraph, CleanupStep) is the common message: no comprehension for it.
+    buffers = [_buffer(frames[0])] if n == 1 else [_buffer(f) for f in frames]
     total = 0
     for b in buffers:
         total += b.nbytes
@@ -610,7 +611,8 @@ def _check_common(header, expect):
     version = header.get("v")
     if type(version) is not int:
         raise WireError("Missing or non-integer protocol version 'v'")
-    _check_version(version)
+    if version != PROTOCOL_VERSION:
+        _check_version(version)
     msg_type = header.get("type")
     if type(msg_type) is not str or msg_type not in SCHEMAS:
         raise WireError(f"Unknown message type {_short(repr(msg_type))}; known: {sorted(SCHEMAS)}")

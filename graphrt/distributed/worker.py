@@ -661,12 +661,6 @@ class WorkerService:
                 self._reply(identity, request_id, error)
             raise
 
-    def _serve_carried_recv(self, identity, step_id, request_id, key):
-        try:
-            self._answer_recv_tensor(identity, request_id, step_id, key)
-        except Exception as e:  # noqa: BLE001 - answered like a RecvTensor that came alone
-            self._reply(identity, request_id, _as_op_error(e))
-
     def _start_run_graph(self, identity, message, pulls):
         fields = message.fields
         for done_step in fields.get("cleanup_step_ids", ()):  # earlier steps' CleanupStep, carried along
@@ -682,9 +676,9 @@ class WorkerService:
         if len(send_keys) != len(message.values):
             raise errors.InvalidArgumentError(f"RunGraph: {len(send_keys)} send keys but {len(message.values)} "
                                               f"tensors")
-        sends = graph.parse_keys(send_keys)
+        sends = graph.parse_keys(send_keys) if send_keys else ()
         recv_keys = fields.get("recv_keys", [])
-        recvs = graph.parse_keys(recv_keys)
+        recvs = graph.parse_keys(recv_keys) if recv_keys else ()
         stats = StepStatsCollector() if fields.get("trace") else None
         with self._lock:
             if step_id in self._steps:
@@ -708,8 +702,11 @@ class WorkerService:
         except BaseException:
             self._end_step(pending)
             raise
-        for request_id, key in pulls:
-            self._serve_carried_recv(identity, step_id, request_id, key)
+        for request_id, key in pulls:  # each answered as if it had come alone
+            try:
+                self._answer_recv_tensor(identity, request_id, step_id, key)
+            except Exception as e:  # noqa: BLE001
+                self._reply(identity, request_id, _as_op_error(e))
         inline = graph.runs_inline()
         on_loop = inline and threading.get_ident() == self._loop_ident
         if on_loop:
