@@ -91,6 +91,9 @@ def _as_fetch_element(graph, fetch):
                          f"({e.args[0] if e.args else e})") from None
 
 
+_NO_FEEDS = ((), ())
+
+
 def _signature(fetches):
     """A cheap hashable key for the common fetch structures, or None."""
     kind = type(fetches)
@@ -185,8 +188,9 @@ class BaseSession:
             handler = _FetchHandler(self._graph, fetches)
             if sig is not None:
                 self._signatures[sig] = handler
-        feed_keys, feed_values = self._resolve_feeds(feed_dict)
-        fed = dict(zip(feed_keys, range(len(feed_keys))))
+        # A run without feeds (most of a training loop's) skips the feeds' calls and comprehensions.
+        feed_keys, feed_values = self._resolve_feeds(feed_dict) if feed_dict else _NO_FEEDS
+        fed = dict(zip(feed_keys, range(len(feed_keys)))) if feed_keys else {}
         fetch_tensors = handler.tensors if not fed else [t for t in handler.tensors if t not in fed]
         if not fetch_tensors and not handler.targets:
             # Nothing to compute: every fetch is fed (or there are none), as TF's client
@@ -197,9 +201,13 @@ class BaseSession:
         plan = self._plans.get(plan_key)
         if plan is None:
             plan = self._build_plan(plan_key, feed_keys, fetch_tensors, handler.targets, options)
-        converted = [_convert_feed(t, v, spec) for t, v, spec in zip(plan.feeds, feed_values, plan.feed_specs)]
+        if feed_values:
+            converted = [_convert_feed(t, v, spec) for t, v, spec in zip(plan.feeds, feed_values, plan.feed_specs)]
+            args = [view for _, view in converted]
+        else:
+            args = []
         try:
-            retvals = self._backend.execute(plan, [view for _, view in converted], options, run_metadata)
+            retvals = self._backend.execute(plan, args, options, run_metadata)
         except errors.OpError as e:
             if e.op is None and e.node is not None:  # as TF's: the error names the graph's op
                 e.op = self._graph._by_name.get(e.node)

@@ -185,7 +185,7 @@ class MasterBackend:
         """Before a step: ask the stale tasks this plan uses for their devices; re-plan after a restart.
 
         Tasks the plan does not use are not asked (a dead one does not stop this step)."""
-        tasks = [t for t, _ in plan.tasks]
+        tasks = (t for t, _ in plan.tasks)  # a generator: read only when some task is stale (rarely)
         changed = self._discovery.refresh(tasks)   # an unreachable task raises UnavailableError naming it
         if not changed:
             return plan

@@ -252,7 +252,7 @@ def _json_copy(fields):
     return json.loads(_to_json(fields))
 
 
-_to_json = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps(..., separators) without an encoder per call
+_to_json = wire.to_json
 
 
 # Requests whose fields are only strings, numbers, booleans and lists of strings (built by the master),

@@ -363,3 +363,20 @@ def test_unsupported_values_cannot_be_sent():
         wire.encode_value(object())
     with pytest.raises(wire.WireError, match="dtype"):
         wire.encode_value(np.zeros(2, dtype="datetime64[s]"))
+
+
+JSON_HEADERS = [{"v": 2, "type": "RunGraph", "id": 5, "graph_handle": "g", "step_id": 2 ** 62, "timeout_ms": 59500,
+                 "recv_tensors": [[7, "/job:w/replica:0/task:1/device:CPU:0;1;/job:w/replica:0/task:0/device:CPU:0;x;0:0"]]},
+                {"s": "\u00e9\n\"\\\ud800", "f": 1.5, "nan": float("nan"), "inf": float("-inf"), "n": None, "b": False,
+                 "nested": {"l": [[], {}, [1, [2]]]}, "big": 2 ** 70}, {}, {"k": []}]
+
+
+@pytest.mark.parametrize("header", JSON_HEADERS)
+@pytest.mark.parametrize("accelerated", [True, False])
+def test_headers_are_written_as_json_dumps_writes_them(header, accelerated, monkeypatch):
+    if not accelerated:
+        monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    to_json = wire._make_to_json()
+    assert to_json(header) == json.dumps(header, separators=(",", ":"))
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        to_json({"x": object()})
