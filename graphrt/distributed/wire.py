@@ -218,9 +218,9 @@ def encode_reply(request_id, error=None, fields=None, values=()):
             return [_EMPTY_REPLY.pack(BINARY_EMPTY_REPLY, PROTOCOL_VERSION, _ZEROS, request_id)]
         value = values[0]
         if type(value) is np.ndarray:
-            frames = _binary_tensor_reply(request_id, value, 0)
+            frames = binary_tensor_reply(request_id, value)
         elif isinstance(value, np.generic):
-            frames = _binary_tensor_reply(request_id, np.asarray(value), 1)
+            frames = binary_tensor_reply(request_id, np.asarray(value), 1)
         else:
             frames = None
         if frames is not None:
@@ -230,17 +230,13 @@ def encode_reply(request_id, error=None, fields=None, values=()):
     return encode(REPLY, request_id, out, values)
 
 
-def binary_tensor_reply(request_id, arr):
+def binary_tensor_reply(request_id, arr, scalar=0):
     """`encode_reply(request_id, values=[arr])` for a host ndarray, or None where that needs JSON (a dtype
-    without a binary code): the RecvTensor answer, built without encode_reply's general checks."""
-    return _binary_tensor_reply(request_id, arr, 0) if 0 <= request_id < _U63 else None
-
-
-def _binary_tensor_reply(request_id, arr, scalar):
-    """[header, payload] of a tensor reply with the binary header, or None for a dtype it has no
-    code for (strings, big-endian: the JSON path handles them)."""
+    without a binary code: strings, big-endian; or a request id out of range): the RecvTensor answer,
+    [header, payload], built without encode_reply's general checks. `scalar` marks a numpy scalar's
+    0-d array (it decodes back to a scalar)."""
     code = _CODE_OF.get(arr.dtype)
-    if code is None or not _LITTLE:  # the codes name little-endian bytes
+    if code is None or not _LITTLE or not 0 <= request_id < _U63:  # the codes name little-endian bytes
         return None
     if not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr)

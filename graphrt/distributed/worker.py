@@ -82,6 +82,7 @@ _MAX_POOL_REQUESTS = 1024     # RegisterGraph/RunGraph requests queued or runnin
 _RCVHWM = 1000                # messages buffered per peer connection before TCP pushes back
 _MAX_BATCH = 64               # deferred bookkeeping (after-reply work) run at once under a stream of requests
 _SHUTDOWN_ANSWER_GRACE_S = 0.2  # how long a stopping worker lets peers read its Shutdown answers
+_BINARY_RECV_TENSOR = wire.BINARY_RECV_TENSOR  # a binary RecvTensor header's first byte
 _MAX_CACHED_KEYS = 4096       # parsed keys kept per registered graph, and for RecvTensor
 _INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it
 
@@ -372,8 +373,18 @@ class WorkerService:
                 with lock:
                     frames = recv_frames(router) if readable(router) else None
                 if frames is not None:
-                    self._dispatch_safely(frames)
-                    frames = None
+                    head = frames[1].buffer if len(frames) == 2 else None
+                    if head is not None and head.nbytes and head[0] == _BINARY_RECV_TENSOR:
+                        # A tensor's pull, on every cross-process edge: straight to its handler (its
+                        # serving runs cold after a wake-up, and each call costs several times its loop time).
+                        try:
+                            self._messages += 1
+                            self._dispatch_recv_tensor(frames[0].bytes, head, frames)
+                        except Exception as e:  # noqa: BLE001 - as _dispatch_safely
+                            self._handler_failed(frames, e)
+                    else:
+                        self._dispatch_safely(frames)
+                    frames = head = None
                     if len(self._after_replies) > _MAX_BATCH:
                         self._run_after_replies()  # bounded under a stream of requests
                     continue
@@ -471,15 +482,20 @@ class WorkerService:
         try:
             self._dispatch(frames)
         except Exception as e:  # noqa: BLE001 - a bug or a hostile message; the loop goes on
-            self._handler_failures += 1
-            self._log(f"graphrt worker {self.task}: failed to handle a message: {type(e).__name__}: "
-                      f"{wire.short(e, 200)}")
-            try:
-                identity = frames[0].bytes
-                self._send(identity, wire.encode_reply(wire.best_effort_id(frames[1:]), errors.InternalError(
-                    f"{self.task} failed to handle the message: {type(e).__name__}")))
-            except Exception:  # noqa: BLE001 - nothing sensible to answer, or nobody to answer to
-                pass
+            self._handler_failed(frames, e)
+
+    def _handler_failed(self, frames, e):
+        """A message's handler raised (a bug, or a hostile message): logged and answered with an
+        InternalError; the loop goes on."""
+        self._handler_failures += 1
+        self._log(f"graphrt worker {self.task}: failed to handle a message: {type(e).__name__}: "
+                  f"{wire.short(e, 200)}")
+        try:
+            identity = frames[0].bytes
+            self._send(identity, wire.encode_reply(wire.best_effort_id(frames[1:]), errors.InternalError(
+                f"{self.task} failed to handle the message: {type(e).__name__}")))
+        except Exception:  # noqa: BLE001 - nothing sensible to answer, or nobody to answer to
+            pass
 
     def _dispatch(self, frames):
         self._messages += 1

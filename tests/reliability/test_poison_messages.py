@@ -100,6 +100,36 @@ def test_a_failing_handler_is_answered_and_the_loop_goes_on(local_server):
     assert status["handler_failures"] == 1
 
 
+def test_a_failing_binary_recv_tensor_handler_is_answered_and_the_loop_goes_on(local_server):
+    # The serving loop hands binary RecvTensors to their handler directly, past _dispatch_safely: a bug
+    # there must be answered and counted the same way.
+    service = local_server.service
+    real = service._dispatch_recv_tensor
+    calls = []
+
+    def flaky(identity, head, frames):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a bug in the RecvTensor handler")
+        return real(identity, head, frames)
+
+    service._dispatch_recv_tensor = flaky
+    device = service.devices[0]
+    key = f"{device.name};{device.incarnation:016x};{device.name};edge_flaky;0:0"
+    service.rendezvous.find_or_create(78).send(parse_key(key), np.arange(2.0))
+    with RawPeer(local_server.target) as peer:
+        peer.send([_binary_recv_tensor(21, 78, key.encode())])
+        reply = peer.replies(limit=1)[0]
+        assert reply.id == 21
+        assert isinstance(reply.error, errors.InternalError) and "RuntimeError" in reply.error.message
+        peer.send([_binary_recv_tensor(22, 78, key.encode())])
+        reply = peer.replies(limit=1)[0]
+        assert reply.id == 22 and reply.error is None
+        np.testing.assert_array_equal(reply.values[0], np.arange(2.0))
+        status = peer.ask(wire.encode("GetStatus", 6)).fields["result"]
+    assert len(calls) == 2 and status["handler_failures"] == 1
+
+
 def _binary_recv_tensor(request_id, step_id, key, version=wire.PROTOCOL_VERSION, padding=bytes(6)):
     return bytes([wire.BINARY_RECV_TENSOR, version]) + padding + request_id.to_bytes(8, "little") \
         + step_id.to_bytes(8, "little") + key
