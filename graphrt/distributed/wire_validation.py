@@ -93,10 +93,15 @@ def guard_decode(fn):
             return fn(*args, **kwargs)
         except WireError:
             raise
-        except RecursionError:
-            raise WireError("Malformed message: it nests too deeply") from None
-        except MemoryError:
-            raise WireError("Malformed message: decoding it would need more memory than is available") from None
         except Exception as e:  # noqa: BLE001 - untrusted input: every failure is the sender's
-            raise WireError(f"Malformed message: {type(e).__name__}: {short(e, 200)}") from None
+            raise as_wire_error(e) from None
     return guarded
+
+
+def as_wire_error(e):
+    """The WireError a decoder raises for an unexpected failure `e` while reading untrusted bytes."""
+    if isinstance(e, RecursionError):
+        return WireError("Malformed message: it nests too deeply")
+    if isinstance(e, MemoryError):
+        return WireError("Malformed message: decoding it would need more memory than is available")
+    return WireError(f"Malformed message: {type(e).__name__}: {short(e, 200)}")

@@ -216,7 +216,8 @@ class _Holding:
 def _deliver_tensor(done, error, message):
     """A RecvTensor's answer to the rendezvous waiting for it."""
     if error is None:
-        error = message.error
+        spec = message.fields.get("error")  # message.error without the property's call: a tensor reply has none
+        error = None if spec is None else wire.error_from_wire(spec)
         if error is None:
             value = message.values[0] if message.values else None
             if value is wire.DEAD:

@@ -96,10 +96,8 @@ class RemoteRendezvous(Rendezvous):
         started = perf_counter()  # the blocking operation's start, for the transport's spin policy
         # Straight to the pull (recv_async's checks were made above), its reply delivered as is:
         # nothing waits on this thread but this recv.
-        return self._recv_waiting(key, timeout, lambda: read_here(task_of(src), started), self._pull_blocking)
-
-    def _pull_blocking(self, key, done):
-        self._pull(key, done, True)
+        return self._recv_waiting(key, timeout, lambda: read_here(task_of(src), started),
+                                  partial(self._pull, blocking=True))  # a partial: no Python frame of its own
 
     def prefetch(self, key):
         """Asks for a remote key now, before its recv: the value then waits in the local table, where
