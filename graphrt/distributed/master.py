@@ -350,7 +350,10 @@ class MasterBackend:
         """RunGraph to every task at once; the client task's carries the feeds and names the fetches."""
         def on_reply(step_call):
             def callback(error, message):
-                step_call.error = error if error is not None else message.error
+                if error is None:
+                    spec = message.fields.get("error")  # message.error, without the property's call
+                    error = None if spec is None else wire.error_from_wire(spec)
+                step_call.error = error
                 step_call.message = message
                 step_call.arrived = time.monotonic()
                 step_call.done = True

@@ -410,7 +410,15 @@ def decode_reply(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
     the general path runs cold (so the guard is written out here rather than wrapped around it, and
     a received frame's buffer is read without _buffer: a call less each)."""
     try:
-        if len(frames) == 2:
+        if len(frames) == 1:
+            # The empty reply, every RunGraph's that returns nothing (the master waits for it last).
+            head = getattr(frames[0], "buffer", None) or _buffer(frames[0])
+            if head.nbytes == _EMPTY_REPLY.size and head[0] == BINARY_EMPTY_REPLY \
+                    and _EMPTY_REPLY.size <= max_message_bytes:
+                _, version, zeros, request_id = _EMPTY_REPLY.unpack_from(head)
+                if version == PROTOCOL_VERSION and zeros == _ZEROS and request_id < _U63:
+                    return Message(REPLY, request_id, {"error": None}, [], _EMPTY_REPLY.size)
+        elif len(frames) == 2:
             head, payload = frames
             head = getattr(head, "buffer", None) or _buffer(head)
             if head.nbytes >= _TENSOR_REPLY_FIXED and head[0] == BINARY_TENSOR_REPLY:

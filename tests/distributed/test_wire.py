@@ -380,3 +380,14 @@ def test_headers_are_written_as_json_dumps_writes_them(header, accelerated, monk
     assert to_json(header) == json.dumps(header, separators=(",", ":"))
     with pytest.raises(TypeError, match="not JSON serializable"):
         to_json({"x": object()})
+
+
+def test_an_empty_reply_is_read_without_the_general_decoder(monkeypatch):
+    frames = wire.encode_reply(41)
+    assert len(frames) == 1 and frames[0][0] == wire.BINARY_EMPTY_REPLY
+    general = wire.decode(frames, expect={wire.REPLY})
+    monkeypatch.setattr(wire, "_decode", lambda *args: pytest.fail("the general decoder was used"))
+    direct = wire.decode_reply(frames)
+    assert (direct.type, direct.id, direct.fields, direct.values, direct.nbytes) == \
+        (general.type, general.id, general.fields, general.values, general.nbytes)
+    assert direct.error is None
