@@ -8,11 +8,10 @@ from .base import RECV_WAITING, SEND_WAITING, PendingRecord, Rendezvous, fail_wa
 __all__ = ["LocalRendezvous"]
 
 
-# A power of two: several devices' executors hit one step's table at once. Under the GIL a few shards
-# already make waiting on another thread's lock rare, and a step creates its table anew (16 cost ~10 us).
-_NUM_SHARDS = 4
-_SHARD_MASK = _NUM_SHARDS - 1
-assert _NUM_SHARDS == 4, "LocalRendezvous.__init__ makes the shards one by one"
+# Four shards, a key's by `hash & _SHARD_MASK`: several devices' executors hit one step's table at once.
+# Under the GIL a few shards already make waiting on another thread's lock rare, and a step creates its
+# table anew (16 cost ~10 us).
+_SHARD_MASK = 3
 
 
 class _Shard:
@@ -44,7 +43,7 @@ class LocalRendezvous(Rendezvous):
 
     def __init__(self, step_id=None):
         self.step_id = step_id
-        self._shards = (_Shard(), _Shard(), _Shard(), _Shard())  # _NUM_SHARDS, without a generator per step
+        self._shards = (_Shard(), _Shard(), _Shard(), _Shard())  # _SHARD_MASK + 1, with no generator per step
         self._abort_lock = threading.Lock()
         # Set before any shard is emptied; read under a shard lock, so a
         # call either finds its entry swept by the abort or sees the error.
