@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 from _util import emit  # noqa: E402
-from two_task_step import free_ports  # noqa: E402
+from two_task_step import build_step, free_ports, stop_process  # noqa: E402
 
 ROOT = os.path.dirname(HERE) + os.sep
 
@@ -102,10 +102,7 @@ def main(argv=None):
         counter.install()
         server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=0)
         with tf.Graph().as_default():
-            with tf.device("/job:worker/task:1"):
-                x = tf.constant(1.0)
-            with tf.device("/job:worker/task:0"):
-                y = x + 1.0
+            y = build_step(tf)
             with tf.Session(server.target) as sess:
                 for _ in range(300):  # plans, caches, the spin policy's first choices
                     assert sess.run(y) == 2.0
@@ -125,11 +122,7 @@ def main(argv=None):
         server.stop()
     finally:
         child.stdin.close()
-        try:
-            child.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+        stop_process(child, 30)
     master_summary = counter.summary(args.steps, args.top)
     emit("step_calls", {"master": master_summary, "task": task_summary},
          steps=args.steps, what="Python-level function calls per 2-task step (sys.setprofile 'call' events), "

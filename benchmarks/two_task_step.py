@@ -118,6 +118,14 @@ def load_loopback():
     return loopback
 
 
+def build_step(tf):
+    """The step, in the default graph: a constant on task 1, an add on task 0; returns the fetch."""
+    with tf.device("/job:worker/task:1"):
+        x = tf.constant(1.0)
+    with tf.device("/job:worker/task:0"):
+        return x + 1.0
+
+
 def driver(impl):
     """Build the step on task 0 and time it on request (one line in, one out)."""
     ports = free_ports(2)
@@ -130,10 +138,7 @@ def driver(impl):
         tf = load(impl)
         server = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=0)
         with tf.Graph().as_default():
-            with tf.device("/job:worker/task:1"):
-                x = tf.constant(1.0)
-            with tf.device("/job:worker/task:0"):
-                y = x + 1.0
+            y = build_step(tf)
             with tf.Session(server.target) as sess:
                 assert sess.run(y) == 2.0
                 for _ in range(50):
@@ -150,10 +155,10 @@ def driver(impl):
             server.stop()
     finally:
         child.stdin.close()
-        _stop(child, 30)
+        stop_process(child, 30)
 
 
-def _stop(proc, timeout):
+def stop_process(proc, timeout):
     """Waits for a child that was told to stop; kills it if it does not."""
     try:
         proc.wait(timeout=timeout)
@@ -182,7 +187,7 @@ class Side:
 
     def close(self):
         self.proc.stdin.close()
-        _stop(self.proc, 60)
+        stop_process(self.proc, 60)
 
 
 class RawSide:
@@ -221,7 +226,7 @@ class RawSide:
         finally:
             self.dealer.close(linger=0)
             self.ctx.term()
-            _stop(self.proc, 30)
+            stop_process(self.proc, 30)
 
 
 def main():
