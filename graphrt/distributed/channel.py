@@ -61,7 +61,7 @@ import zmq
 from zmq.utils.monitor import parse_monitor_message
 
 from .. import errors
-from . import loopback, wire
+from . import loopback, shared_payload, wire
 from .log_limit import RateLimitedLog
 from .sockets import NOBLOCK, readable, recv_frames, send_frames
 from .spin_policy import SpinPolicy, spin
@@ -150,7 +150,7 @@ class Call:
 
 class _Peer:
     __slots__ = ("address", "name", "endpoint", "left", "socket", "fd", "monitor", "monitor_fd", "lock", "state",
-                 "ever_up", "backlog", "outstanding", "failure", "reader")
+                 "ever_up", "backlog", "outstanding", "failure", "reader", "shared")
 
     def __init__(self, address, name):
         self.address = address
@@ -168,6 +168,7 @@ class _Peer:
         self.outstanding = {}                # id -> call sent, waiting for its reply
         self.failure = None                  # why the last handshake failed, if it did
         self.reader = None                   # the CallerReads reading this peer's replies instead of the I/O thread
+        self.shared = None                   # a PayloadReader when RecvTensors ask for shared memory (shared_payload.py)
 
     def describe(self):
         return f"{self.name} at {self.address}" if self.name and self.name != self.address else self.address
@@ -363,7 +364,14 @@ class ChannelPool:
         if service is not None and not self._closed:
             service.handle_in_process(call, fields, values)
             return call
-        call.frames = wire.encode(msg_type, call.id, fields, values)
+        frames = None
+        if msg_type == "RecvTensor":
+            peer = self._peers.get(address)
+            shared = None if peer is None else peer.shared
+            if shared is not None and shared.broken is None:
+                frames = wire.encode_recv_tensor_shared(call.id, fields["step_id"], fields["key"],
+                                                        shared.take_released())
+        call.frames = frames or wire.encode(msg_type, call.id, fields, values)
         if self._closed:
             self._finish_closed(call)
             return call
@@ -691,7 +699,8 @@ class ChannelPool:
         if self._curve is not None:
             self._curve.apply_client(sock)
         monitor = sock.get_monitor_socket(_MONITOR_EVENTS)
-        peer.endpoint = loopback.connect_endpoint(peer.address)
+        peer.endpoint, pid = loopback.connect_target(peer.address)
+        self._share_with(peer, pid)
         try:
             sock.connect(peer.endpoint)
         except zmq.ZMQError:
@@ -826,15 +835,19 @@ class ChannelPool:
             # as soon as it drops the tensor, so the next receive can reuse the memory.
             frames = batch.pop()
             try:
-                message = wire.decode_reply(frames, self._max_bytes)
+                message = wire.decode_reply(frames, self._max_bytes, peer.shared)
             except Exception as e:  # noqa: BLE001 - wire.decode maps every failure to a WireError
-                text = e.message if isinstance(e, errors.OpError) else f"{type(e).__name__}: {e}"
+                if isinstance(e, errors.OpError) and not isinstance(e, wire.WireError):
+                    error = e  # read, but its tensor could not be (shared_payload.py): the error names the peer
+                else:
+                    text = e.message if isinstance(e, errors.OpError) else f"{type(e).__name__}: {e}"
+                    error = errors.InternalError(f"Malformed reply from {peer.describe()}: {text}")
                 request_id = wire.best_effort_id(frames)
                 call = peer.outstanding.pop(request_id, None) if request_id else None
                 if call is not None and call.claim():
-                    _deliver(call, errors.InternalError(f"Malformed reply from {peer.describe()}: {text}"), None)
+                    _deliver(call, error, None)
                 else:
-                    self._log(f"graphrt: dropped a malformed reply from {peer.describe()}: {text}")
+                    self._log(f"graphrt: dropped a reply from {peer.describe()}: {error.message}")
                 continue
             del frames
             call = peer.outstanding.pop(message.id, None)
@@ -908,12 +921,15 @@ class ChannelPool:
         (requests wait in the backlog until the peer is up): a client that started before its server
         moves to the server's Unix socket once the server listens, and one whose server came back
         without a Unix socket moves to TCP."""
-        endpoint = loopback.connect_endpoint(peer.address)
+        endpoint, pid = loopback.connect_target(peer.address)
         if endpoint == peer.endpoint:
+            if pid is not None and (peer.shared is None or peer.shared.pid != pid):
+                self._share_with(peer, pid)  # the server came back as another process
             return False
         with peer.lock:
             if peer.socket is None or peer.state == "up":
                 return False
+            self._share_with(peer, pid)
             try:
                 peer.socket.disconnect(peer.endpoint)
             except zmq.ZMQError:
@@ -923,6 +939,15 @@ class ChannelPool:
             peer.endpoint = endpoint
             peer.socket.connect(endpoint)
         return True
+
+    def _share_with(self, peer, pid):
+        """Whether this peer's RecvTensors ask for shared memory: only over its Unix socket, to a listener
+        of this user whose process this one can see (pid), and never with CURVE keys (shared_payload.py)."""
+        old = peer.shared
+        peer.shared = shared_payload.PayloadReader(pid, peer.describe()) \
+            if pid and self._curve is None and shared_payload.enabled() else None
+        if old is not None:
+            old.close()
 
     def _fail_backlog(self, peer, make_error):
         backlog = peer.backlog
@@ -953,6 +978,8 @@ class ChannelPool:
                     except Exception:  # noqa: BLE001
                         pass
                 peer.socket = None
+                if peer.shared is not None:
+                    peer.shared.close()
         self._peers.clear()
         self._by_fd.clear()
         try:

@@ -73,17 +73,26 @@ def server_endpoints(bind_address, port):
 def connect_endpoint(tcp_endpoint):
     """The endpoint to connect to for the peer `tcp://host:port`: its Unix socket when the host is
     this machine's loopback and a server of this user listens there now, else the TCP address."""
+    return connect_target(tcp_endpoint)[0]
+
+
+def connect_target(tcp_endpoint):
+    """(endpoint, pid): `connect_endpoint`'s choice and, for a Unix socket, the listening process's id
+    as the kernel gives it to this process (SO_PEERCRED), else None. shared_payload.py reads that
+    process's shared memory through it."""
     if not enabled() or not tcp_endpoint.startswith("tcp://"):
-        return tcp_endpoint
+        return tcp_endpoint, None
     host, _, port = tcp_endpoint[len("tcp://"):].rpartition(":")
     ip = _loopback_ip(host)
     if ip is None or not port.isdigit():
-        return tcp_endpoint
+        return tcp_endpoint, None
     name = _name(ip, port)
-    return f"ipc://@{name}" if _served_by_this_user(name) else tcp_endpoint
+    pid = _listener_of_this_user(name)
+    return (f"ipc://@{name}", pid) if pid is not None else (tcp_endpoint, None)
 
 
-def _served_by_this_user(name):
+def _listener_of_this_user(name):
+    """The pid of the process of this user listening on the abstract socket `name`, or None."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         # A Unix connect completes at once or fails at once when not blocking (EAGAIN for a full
@@ -92,8 +101,10 @@ def _served_by_this_user(name):
         probe.connect("\0" + name)
         # struct ucred {pid_t pid; uid_t uid; gid_t gid;}: the listener's credentials.
         creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-        return int.from_bytes(creds[4:8], sys.byteorder) == os.getuid()
+        if int.from_bytes(creds[4:8], sys.byteorder) != os.getuid():
+            return None
+        return int.from_bytes(creds[0:4], sys.byteorder)
     except OSError:  # nobody listens (refused), or its backlog is full: TCP
-        return False
+        return None
     finally:
         probe.close()

@@ -46,6 +46,16 @@ every integer is little-endian and every u64 sits at a multiple of 8::
                  payload frame, as a tensor spec's
     empty Reply  kind = 3, 6 zero bytes, id; no payload (a success with
                  nothing to return: a task's RunGraph that only sends)
+    RecvTensor, asked by a process of the same machine that can read the
+                 sender's shared memory (shared_payload.py): kind = 4, u16
+                 n, 4 zero bytes, id, u64 step_id, n x u64 sequence
+                 numbers of the records it has copied out since its last
+                 request, then the key; no payload
+    shared Reply kind = 5, then as a tensor Reply's first 16 bytes (flags
+                 0), u64 seq, u64 offset, u32 fd, 4 zero bytes, 16-byte
+                 token, ndim x u64 dims; no payload: the tensor lies at
+                 `offset` of the arena the sender holds open as `fd`.
+                 Only ever sent in answer to kind 4
 
 (A 1-D tensor's header of 21 bytes, in the first layout tried, made 64 MiB
 pulls 20-30% slower on this runtime's machines, for a reason not found;
@@ -64,7 +74,8 @@ the whole message must fit `max_message_bytes`. A violation is a WireError
 
 Tensors are sent zero-copy (numpy buffers go to `send_multipart(copy=False)`)
 and received zero-copy (`np.frombuffer` on the received frame's buffer; the
-array is read-only and keeps the frame alive).
+array is read-only and keeps the frame alive). A shared reply's tensor is
+copied out of the sender's arena: the array is the receiver's own.
 """
 import base64
 import json
@@ -109,6 +120,8 @@ _NAME_OF[np.dtype(np.bool_)] = "bool"
 BINARY_RECV_TENSOR = 1
 BINARY_TENSOR_REPLY = 2
 BINARY_EMPTY_REPLY = 3
+BINARY_RECV_TENSOR_SHARED = 4
+BINARY_SHARED_TENSOR_REPLY = 5
 # A code is an index here: the list only ever grows at its end.
 BINARY_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
                  "uint32", "uint64", "complex64", "complex128", "bool")
@@ -119,6 +132,11 @@ _RECV_TENSOR = struct.Struct("<BB6sQQ")
 _TENSOR_REPLY = [struct.Struct(f"<BBBBB3sQ{n}Q") for n in range(MAX_NDIMS + 1)]
 _TENSOR_REPLY_FIXED = _TENSOR_REPLY[0].size
 _EMPTY_REPLY = struct.Struct("<BB6sQ")
+_RECV_TENSOR_SHARED = struct.Struct("<BBH4sQQ")
+_SHARED_REPLY = [struct.Struct(f"<BBBBB3sQQQI4s16s{n}Q") for n in range(MAX_NDIMS + 1)]
+_SHARED_REPLY_FIXED = _SHARED_REPLY[0].size
+_ZEROS4 = bytes(4)
+MAX_RELEASED = 4096  # sequence numbers one shared RecvTensor request may carry
 _ZEROS3 = bytes(3)
 # The codes _read_tensor_reply's fast path reads without _numeric_array's conversions and checks (None:
 # bool, whose bytes must be checked, and every dtype on a big-endian host).
@@ -207,6 +225,39 @@ def encode(msg_type, request_id=0, fields=None, values=()):
     if specs:
         header["tensors"] = specs
     return [to_json(header).encode()] + frames
+
+
+def encode_recv_tensor_shared(request_id, step_id, key, released=()):
+    """A RecvTensor from an asker that reads the sender's shared memory (kind 4), carrying the sequence
+    numbers it has copied out since its last request (at most MAX_RELEASED); None where the binary
+    header cannot hold the request (`encode` then makes the JSON one, which asks for no shared memory)."""
+    if type(step_id) is not int or type(key) is not str or not 0 <= step_id < _U63 \
+            or not 0 <= request_id < _U63 or len(released) > MAX_RELEASED:
+        return None
+    try:
+        text = key.encode()
+    except UnicodeEncodeError:
+        return None
+    return [_RECV_TENSOR_SHARED.pack(BINARY_RECV_TENSOR_SHARED, PROTOCOL_VERSION, len(released), _ZEROS4,
+                                     request_id, step_id)
+            + (struct.pack(f"<{len(released)}Q", *released) if released else b"") + text]
+
+
+def shareable(arr):
+    """Whether a shared reply can name `arr`'s dtype (numeric, little-endian; bool's bytes would need
+    checking on the way in, as the socket path checks them)."""
+    code = _CODE_OF.get(arr.dtype)
+    return code is not None and _FAST_DTYPES[code] is not None
+
+
+def shared_tensor_reply(request_id, arr, fd, token, offset, seq):
+    """The answer to a kind-4 RecvTensor whose tensor the sender copied into its arena `fd` at `offset`;
+    None for a dtype without a fast binary code (the caller answers over the socket)."""
+    code = _CODE_OF.get(arr.dtype)
+    if code is None or _FAST_DTYPES[code] is None or not _LITTLE or not 0 <= request_id < _U63:
+        return None
+    return [_SHARED_REPLY[arr.ndim].pack(BINARY_SHARED_TENSOR_REPLY, PROTOCOL_VERSION, code, 0, arr.ndim, _ZEROS3,
+                                         request_id, seq, offset, fd, _ZEROS4, token, *arr.shape)]
 
 
 def encode_reply(request_id, error=None, fields=None, values=()):
@@ -404,11 +455,13 @@ decode = guard_decode(_decode)
 _REPLY_ONLY = frozenset({REPLY})
 
 
-def decode_reply(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
+def decode_reply(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, shared=None):
     """`decode(frames, max_message_bytes, expect={REPLY})`. The binary tensor reply, every RecvTensor's
     answer, goes straight to its reader: a client reads it right after a wake-up, when each step of
     the general path runs cold (so the guard is written out here rather than wrapped around it, and
-    a received frame's buffer is read without _buffer: a call less each)."""
+    a received frame's buffer is read without _buffer: a call less each). `shared` is the
+    shared_payload.PayloadReader of the peer the frames came from, if this process asked it for
+    shared memory: a shared reply is read through it (and refused from any other peer)."""
     try:
         if len(frames) == 1:
             # The empty reply, every RunGraph's that returns nothing (the master waits for it last).
@@ -418,6 +471,8 @@ def decode_reply(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
                 _, version, zeros, request_id = _EMPTY_REPLY.unpack_from(head)
                 if version == PROTOCOL_VERSION and zeros == _ZEROS and request_id < _U63:
                     return Message(REPLY, request_id, {"error": None}, [], _EMPTY_REPLY.size)
+            if head.nbytes >= _SHARED_REPLY_FIXED and head[0] == BINARY_SHARED_TENSOR_REPLY and shared is not None:
+                return _read_shared_reply(head, shared, max_message_bytes)
         elif len(frames) == 2:
             head, payload = frames
             head = getattr(head, "buffer", None) or _buffer(head)
@@ -429,7 +484,7 @@ def decode_reply(frames, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES):
                                     f"{max_message_bytes} bytes")
                 return _read_tensor_reply(head, (head, payload), max_message_bytes, total)
         return _decode(frames, max_message_bytes, _REPLY_ONLY)
-    except WireError:
+    except errors.OpError:  # a WireError, or the shared reader's own error (it names the peer)
         raise
     except Exception as e:  # noqa: BLE001 - as guard_decode
         raise as_wire_error(e) from None
@@ -570,6 +625,73 @@ def _read_tensor_reply_checked(head, buffers, limit, total):
     return Message(REPLY, request_id, {"error": None}, [arr[()] if flags else arr], total)
 
 
+def _read_shared_reply(head, shared, limit):
+    ndim = head[4]
+    if ndim > MAX_NDIMS or head.nbytes != _SHARED_REPLY[ndim].size:
+        raise WireError(f"Reply: a shared tensor header of {head.nbytes} bytes for {ndim} dimensions "
+                        f"(at most {MAX_NDIMS}, 8 bytes each after {_SHARED_REPLY_FIXED})")
+    _, version, code, flags, _, zeros, request_id, seq, offset, fd, zeros4, token, *shape = \
+        _SHARED_REPLY[ndim].unpack_from(head)
+    _check_reply_id(version, zeros + zeros4, request_id)
+    dtype = _FAST_DTYPES[code] if code < len(_FAST_DTYPES) else None
+    if dtype is None:
+        raise WireError(f"Reply: dtype code {code} cannot come through shared memory")
+    if flags:
+        raise WireError(f"Reply: unknown flags {flags:#x} in a shared tensor header")
+    nbytes = dtype.itemsize
+    for d in shape:
+        if d >= _U63:
+            raise WireError(f"tensor 0: shape {short(repr(list(shape)))} has a bad dimension")
+        nbytes *= d
+    if nbytes > limit:
+        raise WireError(f"tensor 0: shape {short(repr(list(shape)))} of {dtype.name} is larger than the maximum "
+                        f"message size of {limit} bytes")
+    value = shared.read(fd, token, offset, seq, dtype, tuple(shape), nbytes)
+    return Message(REPLY, request_id, {"error": None}, [value], head.nbytes + nbytes)
+
+
+def _read_shared_reply_unasked(head, buffers, limit, total):
+    raise WireError("Reply: a tensor in shared memory from a peer this process did not ask for one")
+
+
+def _read_recv_tensor_shared_message(head, buffers, limit, total):
+    request_id, step_id, key, _ = read_recv_tensor_shared(head, limit)
+    if len(buffers) != 1:
+        raise WireError(f"RecvTensor: header describes 0 tensors but {len(buffers) - 1} payload frames follow")
+    return Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, [], total)
+
+
+@guard_decode
+def read_recv_tensor_shared(head, limit=DEFAULT_MAX_MESSAGE_BYTES):
+    """(request id, step id, key, released sequence numbers) of a kind-4 RecvTensor header, checked as
+    read_recv_tensor checks kind 1."""
+    size = head.nbytes
+    if size > limit:
+        raise WireError(f"Message of {size} bytes exceeds the maximum message size of {limit} bytes")
+    fixed = _RECV_TENSOR_SHARED.size
+    if size < fixed:
+        raise WireError(f"RecvTensor: a binary header of {size} bytes (at least {fixed})")
+    _, version, count, zeros, request_id, step_id = _RECV_TENSOR_SHARED.unpack_from(head)
+    _check_version(version)
+    _check_zeros(zeros, "RecvTensor")
+    if request_id >= _U63 or step_id >= _U63:
+        raise WireError("RecvTensor: 'id' and 'step_id' must be integers in [0, 2**63)")
+    if count > MAX_RELEASED or fixed + 8 * count > size:
+        raise WireError(f"RecvTensor: {count} released records in a header of {size} bytes "
+                        f"(at most {MAX_RELEASED})")
+    released = struct.unpack_from(f"<{count}Q", head, fixed) if count else ()
+    start = fixed + 8 * count
+    if size - start > 4 * _MAX_STR:
+        raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
+    try:
+        key = str(head[start:], "utf-8")
+    except UnicodeDecodeError:
+        raise WireError("RecvTensor.key is not valid UTF-8") from None
+    if len(key) > _MAX_STR:
+        raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
+    return request_id, step_id, key, released
+
+
 def _read_empty_reply(head, buffers, limit, total):
     _, version, zeros, request_id = _EMPTY_REPLY.unpack_from(head)
     _check_reply_id(version, zeros, request_id)
@@ -594,7 +716,9 @@ def _check_zeros(zeros, msg_type):
 # kind byte -> (message type, fixed header bytes, reader)
 _BINARY_LAYOUTS = {BINARY_RECV_TENSOR: ("RecvTensor", _RECV_TENSOR.size, _read_recv_tensor),
                    BINARY_TENSOR_REPLY: (REPLY, _TENSOR_REPLY_FIXED, _read_tensor_reply),
-                   BINARY_EMPTY_REPLY: (REPLY, _EMPTY_REPLY.size, _read_empty_reply)}
+                   BINARY_EMPTY_REPLY: (REPLY, _EMPTY_REPLY.size, _read_empty_reply),
+                   BINARY_RECV_TENSOR_SHARED: ("RecvTensor", _RECV_TENSOR_SHARED.size, _read_recv_tensor_shared_message),
+                   BINARY_SHARED_TENSOR_REPLY: (REPLY, _SHARED_REPLY_FIXED, _read_shared_reply_unasked)}
 
 
 def best_effort_id(frames):

@@ -70,7 +70,7 @@ from ..runtime.runner import Runner
 from ..runtime.step import Step
 from ..runtime.step_driver import StepDriver
 from ..runtime.step_stats import StepStatsCollector
-from . import loopback, wire
+from . import loopback, shared_payload, wire
 from .log_limit import RateLimitedLog
 from .sockets import readable, recv_frames, send_frames
 from .step_table import GraphQuota, StepTable
@@ -83,6 +83,8 @@ _RCVHWM = 1000                # messages buffered per peer connection before TCP
 _MAX_BATCH = 64               # deferred bookkeeping (after-reply work) run at once under a stream of requests
 _SHUTDOWN_ANSWER_GRACE_S = 0.2  # how long a stopping worker lets peers read its Shutdown answers
 _BINARY_RECV_TENSOR = wire.BINARY_RECV_TENSOR  # a binary RecvTensor header's first byte
+_BINARY_RECV_TENSOR_SHARED = wire.BINARY_RECV_TENSOR_SHARED  # the same, from an asker that reads shared memory
+_SHARED_MIN_BYTES = shared_payload.SHARED_MIN_BYTES
 _MAX_CACHED_KEYS = 4096       # parsed keys kept per registered graph, and for RecvTensor
 _INLINE_STEP_NS = 200_000     # a RunGraph whose kernels take less runs on the thread that received it
 
@@ -280,6 +282,10 @@ class WorkerService:
             from .security import CurveServer
             self._curve = CurveServer.from_files(curve_secret_key, curve_authorized)
         client_curve = self._curve.client() if self._curve is not None else None
+        # Large tensors to askers of this machine go through shared memory (shared_payload.py): never
+        # with CURVE keys, whose users asked for encrypted connections.
+        self.arenas = shared_payload.PayloadArenas() \
+            if self._curve is None and shared_payload.enabled() else None
         self.channels = ChannelPool(curve=client_curve, max_message_bytes=self._max_bytes,
                                     name=f"graphrt-peers{self.task}")
         peers = self._peers = _Peers(self)
@@ -375,7 +381,8 @@ class WorkerService:
                     frames = recv_frames(router) if readable(router) else None
                 if frames is not None:
                     head = frames[1].buffer if len(frames) == 2 else None
-                    if head is not None and head.nbytes and head[0] == _BINARY_RECV_TENSOR:
+                    if head is not None and head.nbytes and (head[0] == _BINARY_RECV_TENSOR
+                                                             or head[0] == _BINARY_RECV_TENSOR_SHARED):
                         # A tensor's pull, on every cross-process edge: straight to its handler (its
                         # serving runs cold after a wake-up, and each call costs several times its loop time).
                         try:
@@ -780,21 +787,30 @@ class WorkerService:
         """A binary RecvTensor, on every cross-process edge of every step: read and answered without
         the general path's Message, handler table and reply encoder. Right after a wake-up, when all
         of this runs cold, that took a 4-byte pull from 263 to 241 us (remote_transfer.py's child)."""
+        shared = False
         try:
-            request_id, step_id, text = wire.read_recv_tensor(head, self._max_bytes)
+            if head[0] == _BINARY_RECV_TENSOR:
+                request_id, step_id, text = wire.read_recv_tensor(head, self._max_bytes)
+            else:
+                request_id, step_id, text, released = wire.read_recv_tensor_shared(head, self._max_bytes)
+                shared = self.arenas is not None
+                if released and shared:
+                    self.arenas.release(identity, released)
         except errors.OpError as e:  # a WireError: answered as `_dispatch` answers any malformed message
             self._bad_messages += 1
             self._send(identity, wire.encode_reply(wire.best_effort_id(frames[1:]), e))
             return
         try:
-            self._answer_recv_tensor(identity, request_id, step_id, text)
+            self._answer_recv_tensor(identity, request_id, step_id, text, shared)
         except Exception as e:  # noqa: BLE001 - every failure becomes an error reply
             self._reply(identity, request_id, _as_op_error(e))
 
     def _recv_tensor(self, identity, message):
         self._answer_recv_tensor(identity, message.id, message.fields["step_id"], message.fields["key"])
 
-    def _answer_recv_tensor(self, identity, request_id, step_id, text):
+    def _answer_recv_tensor(self, identity, request_id, step_id, text, shared=False):
+        """Answers a RecvTensor once the key's value is sent here. `shared`: the asker reads this process's
+        shared memory, where a large tensor goes instead of the socket (shared_payload.py)."""
         key = self._recv_keys.get(text)
         if key is None:
             key = self._checked_recv_key(text)
@@ -805,7 +821,10 @@ class WorkerService:
                 self.step_table.recv_answered(step_id, ticket)
             if error is None and not is_dead and type(value) is np.ndarray and type(identity) is bytes:
                 # The common answer: a host tensor to a peer over the wire, with the binary header.
-                frames = wire.binary_tensor_reply(request_id, value)
+                frames = self._shared_reply(identity, request_id, value) \
+                    if shared and value.nbytes >= _SHARED_MIN_BYTES else None
+                if frames is None:
+                    frames = wire.binary_tensor_reply(request_id, value)
                 if frames is not None:
                     self._send(identity, frames)
                     return
@@ -824,6 +843,13 @@ class WorkerService:
                 self._reply(identity, request_id, values=[wire.DEAD if is_dead else value])
 
         rendezvous.recv_local_async(key, done)
+
+    def _shared_reply(self, identity, request_id, value):
+        """The reply placing `value` in the asker's arena, or None to send it over the socket."""
+        if not wire.shareable(value):
+            return None  # checked before anything is copied
+        placed = self.arenas.place(identity, value)
+        return None if placed is None else wire.shared_tensor_reply(request_id, value, *placed)
 
     def _checked_recv_key(self, text):
         """The ParsedKey of a RecvTensor's key, once it names one of this task's devices in its
@@ -901,6 +927,8 @@ class WorkerService:
             pass
         self._thread.join(5.0)
         self.channels.close()
+        if self.arenas is not None:
+            self.arenas.close()
         self._rpc_runner.shutdown(1.0)
         self._exec_runner.shutdown(1.0)
         for d in self.devices:

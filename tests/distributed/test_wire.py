@@ -137,7 +137,7 @@ def binary_reply(code=1, flags=0, dims=(3,), ndim=None, version=wire.PROTOCOL_VE
 
 
 MALFORMED_BINARY = [
-    ([b"\x04" + b"\0" * 20], "not a JSON object nor a binary header (its first byte is 4)"),
+    ([b"\x09" + b"\0" * 20], "not a JSON object nor a binary header (its first byte is 9)"),
     ([binary_empty()[:15]], "Reply: a binary header of 15 bytes (at least 16)"),
     ([binary_empty() + b"\0"], "an empty reply's binary header is 16 bytes with no payload frames (got 17 bytes"),
     ([binary_empty(), b""], "(got 16 bytes and 1 frames)"),
