@@ -365,12 +365,16 @@ class ChannelPool:
             service.handle_in_process(call, fields, values)
             return call
         frames = None
-        if msg_type == "RecvTensor":
+        if msg_type == "RecvTensor" or (msg_type == "RunGraph" and "recv_tensors" in fields):
+            # Pulls from a peer of this machine ask for large tensors in shared memory (shared_payload.py).
             peer = self._peers.get(address)
             shared = None if peer is None else peer.shared
             if shared is not None and shared.broken is None:
-                frames = wire.encode_recv_tensor_shared(call.id, fields["step_id"], fields["key"],
-                                                        shared.take_released())
+                if msg_type == "RecvTensor":
+                    frames = wire.encode_recv_tensor_shared(call.id, fields["step_id"], fields["key"],
+                                                            shared.take_released(wire.MAX_RELEASED))
+                else:
+                    fields = dict(fields, shared_released=list(shared.take_released(wire.MAX_RELEASED)))
         call.frames = frames or wire.encode(msg_type, call.id, fields, values)
         if self._closed:
             self._finish_closed(call)
@@ -994,6 +998,12 @@ class ChannelPool:
             except OSError:
                 pass
         self._poll.close()
+
+    def payload_reader(self, address):
+        """The PayloadReader through which pulls from `address` read shared memory, or None when they do
+        not ask for it (shared_payload.py)."""
+        peer = self._peers.get(address)
+        return None if peer is None else peer.shared
 
     def connections(self):
         """{peer address: the endpoint its socket connects to}: the address itself, or the Unix socket

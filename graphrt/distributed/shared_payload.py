@@ -213,12 +213,14 @@ class PayloadReader:
         self._released = []
         self._lock = threading.Lock()
 
-    def take_released(self):
-        """The seqs copied out since the last request (for the request to carry)."""
+    def take_released(self, limit):
+        """The seqs copied out since the last request, at most `limit` (wire.MAX_RELEASED), for the
+        request to carry; the rest go with the next."""
         if not self._released:
             return ()
         with self._lock:
-            released, self._released = self._released, []
+            released = self._released[:limit]
+            del self._released[:limit]
         return released
 
     def read(self, fd, token, offset, seq, dtype, shape, nbytes):

@@ -152,7 +152,8 @@ _FAST_DTYPES = tuple(None if name == "bool" or not np.little_endian else _DTYPES
 # RunGraph's `recv_tensors` are RecvTensor requests riding on it: each pair is answered exactly as a
 # RecvTensor(step_id, key) with that request id would be, by its own Reply. A master whose process
 # pulls tensors from a task at the start of a step sends them with that task's RunGraph, so they
-# cost the task no message of their own.
+# cost the task no message of their own. With `shared_released` (even empty) they ask as a kind-4
+# RecvTensor does: large tensors in shared memory, and these records copied out (shared_payload.py).
 _COMMON = {"v": ("int", True), "type": ("str", True), "id": ("int", True), "tensors": ("list", False)}
 SCHEMAS = {
     "ListDevices": {},
@@ -161,7 +162,8 @@ SCHEMAS = {
     "DeregisterGraph": {"graph_handle": ("str", True)},
     "RunGraph": {"graph_handle": ("str", True), "step_id": ("int", True), "send_keys": ("keys", False),
                  "recv_keys": ("keys", False), "timeout_ms": ("int", False), "trace": ("bool", False),
-                 "cleanup_step_ids": ("ints", False), "recv_tensors": ("pulls", False)},
+                 "cleanup_step_ids": ("ints", False), "recv_tensors": ("pulls", False),
+                 "shared_released": ("ints", False)},
     "RecvTensor": {"step_id": ("int", True), "key": ("str", True)},
     "CleanupStep": {"step_id": ("int", True), "more_step_ids": ("ints", False)},
     "AbortStep": {"step_id": ("int", True), "error": ("error", False)},
@@ -661,10 +663,26 @@ def _read_recv_tensor_shared_message(head, buffers, limit, total):
     return Message("RecvTensor", request_id, {"step_id": step_id, "key": key}, [], total)
 
 
-@guard_decode
 def read_recv_tensor_shared(head, limit=DEFAULT_MAX_MESSAGE_BYTES):
     """(request id, step id, key, released sequence numbers) of a kind-4 RecvTensor header, checked as
-    read_recv_tensor checks kind 1."""
+    read_recv_tensor checks kind 1 (and as it does, the well-formed common case first)."""
+    size = head.nbytes
+    fixed = _RECV_TENSOR_SHARED.size
+    if fixed < size <= limit:
+        _, version, count, zeros, request_id, step_id = _RECV_TENSOR_SHARED.unpack_from(head)
+        start = fixed + 8 * count
+        if version == PROTOCOL_VERSION and zeros == _ZEROS4 and request_id < _U63 and step_id < _U63 \
+                and count <= MAX_RELEASED and start < size <= start + _MAX_STR:
+            try:
+                return (request_id, step_id, str(head[start:], "utf-8"),
+                        struct.unpack_from(f"<{count}Q", head, fixed) if count else ())
+            except UnicodeDecodeError:
+                pass
+    return _read_recv_tensor_shared_checked(head, limit)
+
+
+@guard_decode
+def _read_recv_tensor_shared_checked(head, limit):
     size = head.nbytes
     if size > limit:
         raise WireError(f"Message of {size} bytes exceeds the maximum message size of {limit} bytes")

@@ -726,9 +726,13 @@ class WorkerService:
         except BaseException:
             self._end_step(pending)
             raise
+        released = fields.get("shared_released")
+        shared = released is not None and self.arenas is not None
+        if shared and released:
+            self.arenas.release(identity, released)
         for request_id, key in pulls:  # each answered as if it had come alone
             try:
-                self._answer_recv_tensor(identity, request_id, step_id, key)
+                self._answer_recv_tensor(identity, request_id, step_id, key, shared)
             except Exception as e:  # noqa: BLE001
                 self._reply(identity, request_id, _as_op_error(e))
         inline = graph.runs_inline()
