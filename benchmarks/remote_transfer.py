@@ -9,7 +9,11 @@ receives them one after another: each recv is one RecvTensor round trip
 np.frombuffer). The raw figure is a DEALER->ROUTER round trip of a tiny
 request answered with the same bytes (copy=False both ways) between the same
 two processes, over the transport the pulls use (`transports`: a Unix socket
-between processes of one machine, see graphrt/distributed/loopback.py). Prints one JSON object: per size the median (and p90)
+between processes of one machine, see graphrt/distributed/loopback.py). Over
+that socket, tensors of 64 KiB to 16 MiB are handed over in shared memory
+(graphrt/distributed/shared_payload.py): `shared_share` says which share of
+each size's timed pulls took that path (GRAPHRT_SHARED_PAYLOAD=0 in the
+environment measures the socket path alone). Prints one JSON object: per size the median (and p90)
 latency, the throughput, and the ratios rendezvous/raw.
 
     python benchmarks/remote_transfer.py [--quick]
@@ -183,6 +187,8 @@ def main(argv=None):
             rendezvous = receiver.rendezvous.find_or_create(step)
             policy = receiver.channels.spin_policy
             ops_before, spun_before = policy.operations, policy.spun
+            reader = receiver.channels.payload_reader(f"tcp://127.0.0.1:{ports[0]}")
+            reads_before = reader.reads if reader is not None else 0
             for i in range(n):
                 t0 = time.perf_counter()
                 raw.send(request)
@@ -199,6 +205,7 @@ def main(argv=None):
                 del value
             measured = policy.operations - ops_before  # pulls whose reply came while they waited
             spun_share = (policy.spun - spun_before) / measured if measured else None
+            shared_share = ((reader.reads - reads_before) / n) if reader is not None else 0.0
             receiver.rendezvous.cleanup(step)
             command(op="cleanup", step=step)
             step += 1
@@ -210,6 +217,7 @@ def main(argv=None):
             results.append({"bytes": size, "iterations": len(rdv_times), "remote_rendezvous": rdv_s,
                             "raw_pyzmq": raw_s, "throughput_ratio": round(ratio, 3),
                             "spun_share": None if spun_share is None else round(spun_share, 3),
+                            "shared_share": round(shared_share, 3),
                             "latency_ratio": round(1.0 / ratio, 3),
                             "chained_us_per_recv": round(chained * 1e6, 1),
                             "raw_mean_us": round(raw_mean * 1e6, 1),
@@ -232,6 +240,7 @@ def main(argv=None):
            "what": "one RecvTensor pull of a tensor already sent on the other process vs a raw pyzmq "
                    "DEALER/ROUTER round trip returning the same bytes; `spun_share`: of the timed pulls, "
                    "the share whose wait spun before it slept (graphrt/distributed/spin_policy.py); "
+                   "`shared_share`: the share handed over in shared memory (graphrt/distributed/shared_payload.py); "
                    "`chained`: each pull asked for from the previous one's callback (as a step's executor "
                    "continues), against the raw mean round trip",
            "transports": {"remote_rendezvous": transport, "raw_pyzmq": raw_endpoint.partition("://")[0]},

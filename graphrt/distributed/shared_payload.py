@@ -47,7 +47,7 @@ import numpy as np
 from .. import errors
 
 ENV_SWITCH = "GRAPHRT_SHARED_PAYLOAD"
-SHARED_MIN_BYTES = 128 << 10
+SHARED_MIN_BYTES = 64 << 10
 SHARED_MAX_BYTES = 16 << 20
 _MIN_ARENA = 4 << 20
 _MAX_ARENA = 64 << 20
