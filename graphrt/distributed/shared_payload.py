@@ -67,7 +67,7 @@ def enabled():
 class _Arena:
     """One asker's ring of records in a sealed memfd (the sender's side)."""
 
-    __slots__ = ("fd", "token", "capacity", "map", "records", "released", "used_at")
+    __slots__ = ("fd", "token", "capacity", "map", "records", "live", "released", "used_at")
 
     def __init__(self, capacity):
         fd = os.memfd_create("graphrt-payload", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
@@ -83,14 +83,17 @@ class _Arena:
         self.map[:_TOKEN] = self.token
         self.capacity = capacity
         self.records = collections.deque()  # [seq, start, end] in the order they were placed
-        self.released = set()                # seqs the asker has copied out, not yet reclaimed
+        self.live = set()                    # the seqs in `records`
+        self.released = set()                # those of them the asker has copied out, not yet reclaimed
         self.used_at = time.monotonic()
 
     def reserve(self, nbytes):
         """The offset of `nbytes` of free space, or None when the ring has none."""
         records = self.records
         while records and records[0][0] in self.released:
-            self.released.discard(records.popleft()[0])
+            seq = records.popleft()[0]
+            self.released.discard(seq)
+            self.live.discard(seq)
         size = (nbytes + _ALIGN - 1) & -_ALIGN
         if not records:
             return _HEADER if _HEADER + size <= self.capacity else None
@@ -129,7 +132,8 @@ class PayloadArenas:
         with self._lock:
             arena = self._arenas.get(asker)
             if arena is not None:
-                arena.released.update(seqs)
+                # Only records of this arena: anything else (a bug, a stray) would stay in the set forever.
+                arena.released.update(arena.live.intersection(seqs))
 
     def place(self, asker, arr):
         """Copies `arr` into the asker's arena: (fd, token, offset, seq), or None to answer over the socket."""
@@ -150,6 +154,7 @@ class PayloadArenas:
             self._seq += 1
             seq = self._seq
             arena.records.append([seq, offset, offset + ((nbytes + _ALIGN - 1) & -_ALIGN)])
+            arena.live.add(seq)
             arena.used_at = time.monotonic()
             self.placed += 1
         # Outside the lock: the space is this record's until the asker releases it, and the asker
@@ -253,7 +258,8 @@ class PayloadReader:
         if held is not None and held[0] == token:
             return held[1]
         path = f"/proc/{self.pid}/fd/{fd}"
-        handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        # Not blocking: a descriptor number from the wire might name a FIFO, whose open would wait.
+        handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
         try:
             if fcntl.fcntl(handle, fcntl.F_GET_SEALS) & _SEALS != _SEALS:
                 raise ValueError("not a sealed arena")

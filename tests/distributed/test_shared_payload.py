@@ -333,3 +333,55 @@ def test_the_shared_request_readers_fast_path_reads_and_refuses_as_the_full_chec
             return type(e), e.message
     for limit in (wire.DEFAULT_MAX_MESSAGE_BYTES, len(request_bytes), len(request_bytes) - 1):
         assert read(wire.read_recv_tensor_shared, limit) == read(wire._read_recv_tensor_shared_checked, limit)
+
+
+def test_releases_of_records_an_arena_does_not_hold_are_ignored(arenas):
+    value = tensor(MiB)
+    placed = arenas.place(b"asker", value)
+    arenas.release(b"asker", [placed[3] + 1000, 0, 2 ** 63 - 1])
+    assert arenas._arenas[b"asker"].released == set()
+    arenas.release(b"asker", [placed[3]])
+    assert arenas.place(b"asker", value)[2] == _HEADER and arenas._arenas[b"asker"].released == set()
+
+
+def test_a_descriptor_that_is_not_an_arena_is_refused_without_waiting(reader, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO with no writer: a blocking open would wait
+    try:
+        with pytest.raises(errors.InternalError, match=f"/proc/{os.getpid()}/fd/{fd}"):
+            reader.read(fd, bytes(16), _HEADER, 1, np.dtype(np.float32), (4,), 16)
+    finally:
+        os.close(fd)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["place", "release"]), st.integers(64 << 10, 3 << 20),
+                          st.integers(0, 10)), max_size=40))
+def test_live_records_never_overlap_and_each_reads_back_what_was_placed(operations):
+    arenas = PayloadArenas()
+    reader = PayloadReader(os.getpid(), "a task")
+    try:
+        live = []  # (placed, value) not yet released
+        for i, (op, nbytes, pick) in enumerate(operations):
+            if op == "place":
+                value = np.full(nbytes // 4, i, np.float32)
+                placed = arenas.place(b"asker", value)
+                if placed is not None:
+                    live.append((placed, value))
+            elif live:
+                placed, value = live.pop(pick % len(live))
+                np.testing.assert_array_equal(read_back(reader, placed, value), value)
+                arenas.release(b"asker", reader.take_released(10))
+            spans = sorted((p[2], p[2] + v.nbytes, p[0]) for p, v in live)
+            for (start, end, fd), (next_start, _, next_fd) in zip(spans, spans[1:]):
+                assert fd != next_fd or end <= next_start
+            for placed, value in live:  # nothing placed later wrote over a record not yet released
+                np.testing.assert_array_equal(read_back(reader, placed, value), value)
+                reader.take_released(100)  # (these reads release nothing: the test only looks)
+    finally:
+        reader.close()
+        arenas.close()
