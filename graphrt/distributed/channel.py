@@ -949,7 +949,8 @@ class ChannelPool:
         of this user whose process this one can see (pid), and never with CURVE keys (shared_payload.py)."""
         old = peer.shared
         peer.shared = shared_payload.PayloadReader(pid, peer.describe()) \
-            if pid and self._curve is None and shared_payload.enabled() else None
+            if pid and self._curve is None and shared_payload.enabled() and shared_payload.can_read_from(pid) \
+            else None
         if old is not None:
             old.close()
 

@@ -64,6 +64,17 @@ def enabled():
             and os.environ.get(ENV_SWITCH, "1") != "0")
 
 
+def can_read_from(pid):
+    """Whether this process may open process `pid`'s descriptors (/proc/<pid>/fd): the kernel asks what
+    it asks for each descriptor's open, so a process made non-dumpable, or one this process cannot
+    see, is found out here, before a pull depends on it."""
+    try:
+        os.listdir(f"/proc/{pid}/fd")
+        return True
+    except OSError:
+        return False
+
+
 class _Arena:
     """One asker's ring of records in a sealed memfd (the sender's side)."""
 

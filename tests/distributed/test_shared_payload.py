@@ -385,3 +385,17 @@ def test_live_records_never_overlap_and_each_reads_back_what_was_placed(operatio
     finally:
         reader.close()
         arenas.close()
+
+
+def test_a_process_whose_descriptors_cannot_be_opened_is_not_asked_for_shared_memory():
+    assert shared_payload.can_read_from(os.getpid())
+    assert not shared_payload.can_read_from(1 << 30)
+
+
+def test_a_peer_that_cannot_be_read_is_asked_over_the_socket(pair, monkeypatch):
+    monkeypatch.setattr(shared_payload, "can_read_from", lambda pid: False)
+    address = "tcp://" + pair.cluster.task_address("worker", 0)
+    value = tensor(MiB)
+    pull(pair, 1, [np.zeros(1)])
+    np.testing.assert_array_equal(pull(pair, 2, [value])[0], value)
+    assert pair.workers[1].channels.payload_reader(address) is None and pair.workers[0].arenas.placed == 0
