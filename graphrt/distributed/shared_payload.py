@@ -249,6 +249,10 @@ class PayloadReader:
             value.flags.writeable = False  # as a tensor read from the socket is: the path does not show
         except (OSError, ValueError) as e:
             self.broken = f"{type(e).__name__}: {e}"
+            if isinstance(e, OSError) and not os.path.exists(f"/proc/{self.pid}"):
+                # It answered, then died: what a peer's death costs a pull over the socket too.
+                raise errors.UnavailableError(f"{self.peer_name} (pid {self.pid}) is gone: the tensor it placed "
+                                              f"in shared memory cannot be read") from None
             raise errors.InternalError(f"Could not read a tensor {self.peer_name} placed in shared memory "
                                        f"(/proc/{self.pid}/fd/{fd}): {self.broken}; later pulls from it go "
                                        f"over the socket") from None

@@ -149,12 +149,13 @@ def test_an_unsealed_file_is_not_read_as_an_arena(reader):
         os.close(fd)
 
 
-def test_a_process_that_cannot_be_seen_fails_the_read(arenas):
+def test_a_reply_from_a_process_gone_since_fails_as_unavailable(arenas):
     value = tensor(MiB)
     placed = arenas.place(b"asker", value)
-    gone = PayloadReader(1 << 30, "a task")  # beyond any pid_max
-    with pytest.raises(errors.InternalError, match=r"/proc/1073741824/fd/"):
+    gone = PayloadReader(1 << 30, "a task")  # beyond any pid_max: no such process
+    with pytest.raises(errors.UnavailableError, match=r"a task \(pid 1073741824\) is gone"):
         read_back(gone, placed, value)
+    assert gone.broken
 
 
 # -- the wire --------------------------------------------------------------------------------
@@ -264,7 +265,7 @@ def test_a_read_that_fails_fails_its_pull_and_later_pulls_use_the_socket(pair):
     reader.pid = 1 << 30  # as if the sender could not be seen
     ends = pair.ends(2)
     ends.sender.send(ends.key("edge_fail"), tensor(MiB))
-    with pytest.raises(errors.InternalError) as raised:
+    with pytest.raises(errors.UnavailableError) as raised:
         ends.receiver.recv(ends.key("edge_fail"), timeout=30)
     assert "placed in shared memory" in raised.value.message and "/job:worker/replica:0/task:0" in raised.value.message
     pair.cleanup(2)
