@@ -2,20 +2,20 @@
 sender's arenas (a ring whose records are written again only once released), the asker's reader (it
 checks what it maps), the wire's two kinds, and pulls and steps that take the path end to end, with
 the values checked against numpy and the path's counters."""
-import fcntl
-import mmap
 import os
 import struct
-import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import graphrt as tf
 from graphrt import errors
 from graphrt.distributed import shared_payload, wire
 from graphrt.distributed.shared_payload import (_HEADER, _MIN_ARENA, SHARED_MAX_BYTES, SHARED_MIN_BYTES,
                                                 PayloadArenas, PayloadReader)
+
+from .test_wire import assert_readers_agree
 
 pytestmark = pytest.mark.skipif(not shared_payload.enabled(), reason="memfd and /proc are Linux's")
 
@@ -274,8 +274,9 @@ def test_a_read_that_fails_fails_its_pull_and_later_pulls_use_the_socket(pair):
     assert reader.reads == 0 and pair.workers[0].arenas.placed == 1
 
 
-def test_a_step_between_processes_takes_the_path_for_its_carried_pulls(make_cluster):
-    cluster = make_cluster(2)
+def steps_between_processes(cluster, steps):
+    """Runs `steps` steps pulling a 1 MiB tensor from task 1 into task 0 (this process, the master's),
+    checking each against numpy; returns task 0's arenas and its reader of task 1 (the server is stopped)."""
     cluster.kill(0)
     server = tf.train.Server(cluster.cluster, job_name="worker", task_index=0)
     big = tensor(MiB).reshape(512, 512)
@@ -286,32 +287,23 @@ def test_a_step_between_processes_takes_the_path_for_its_carried_pulls(make_clus
             with tf.device("/job:worker/task:0"):
                 y = x + 1.0
             with tf.Session(server.target) as sess:
-                for _ in range(12):  # three times what an arena holds at once: the space is released
-                    np.testing.assert_allclose(sess.run(y), big * 2.0 + 1.0, rtol=0, atol=0)
-        reader = server.service.channels.payload_reader(f"tcp://127.0.0.1:{cluster.ports[1]}")
-        assert reader is not None and reader.broken is None and reader.reads == 12
+                for _ in range(steps):
+                    np.testing.assert_array_equal(sess.run(y), big * 2.0 + 1.0)
+        return server.service.arenas, server.service.channels.payload_reader(f"tcp://127.0.0.1:{cluster.ports[1]}")
     finally:
         server.stop()
+
+
+def test_a_step_between_processes_takes_the_path_for_its_carried_pulls(make_cluster):
+    # Twelve steps: three times what an arena holds at once, so its space is released and reused.
+    _, reader = steps_between_processes(make_cluster(2), 12)
+    assert reader is not None and reader.broken is None and reader.reads == 12
 
 
 def test_the_switch_turns_the_path_off(monkeypatch, make_cluster):
     monkeypatch.setenv(shared_payload.ENV_SWITCH, "0")  # inherited by the worker processes
-    cluster = make_cluster(2)
-    cluster.kill(0)
-    server = tf.train.Server(cluster.cluster, job_name="worker", task_index=0)
-    big = tensor(MiB).reshape(512, 512)
-    try:
-        with tf.Graph().as_default():
-            with tf.device("/job:worker/task:1"):
-                x = tf.constant(big) * 2.0
-            with tf.device("/job:worker/task:0"):
-                y = x + 1.0
-            with tf.Session(server.target) as sess:
-                np.testing.assert_array_equal(sess.run(y), big * 2.0 + 1.0)
-        assert server.service.arenas is None
-        assert server.service.channels.payload_reader(f"tcp://127.0.0.1:{cluster.ports[1]}") is None
-    finally:
-        server.stop()
+    arenas, reader = steps_between_processes(make_cluster(2), 1)
+    assert arenas is None and reader is None
 
 
 def shared_request(count=1, released=(9,), request_id=1, step_id=2, key=b"k", version=None, padding=bytes(4)):
@@ -327,13 +319,7 @@ def shared_request(count=1, released=(9,), request_id=1, step_id=2, key=b"k", ve
     shared_request(version=3), shared_request(padding=bytes(3) + b"\1"), shared_request(count=2),
     shared_request(count=3, released=(1, 2), key=b"12345678"), shared_request(wire.MAX_RELEASED + 1, ())])
 def test_the_shared_request_readers_fast_path_reads_and_refuses_as_the_full_checks_do(request_bytes):
-    def read(reader, limit):
-        try:
-            return reader(memoryview(request_bytes), limit)
-        except wire.WireError as e:
-            return type(e), e.message
-    for limit in (wire.DEFAULT_MAX_MESSAGE_BYTES, len(request_bytes), len(request_bytes) - 1):
-        assert read(wire.read_recv_tensor_shared, limit) == read(wire._read_recv_tensor_shared_checked, limit)
+    assert_readers_agree(wire.read_recv_tensor_shared, wire._read_recv_tensor_shared_checked, request_bytes)
 
 
 def test_releases_of_records_an_arena_does_not_hold_are_ignored(arenas):
@@ -354,9 +340,6 @@ def test_a_descriptor_that_is_not_an_arena_is_refused_without_waiting(reader, tm
             reader.read(fd, bytes(16), _HEADER, 1, np.dtype(np.float32), (4,), 16)
     finally:
         os.close(fd)
-
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @settings(max_examples=60, deadline=None)

@@ -286,13 +286,18 @@ def test_the_workers_recv_tensor_reader_checks_what_decode_checks(frames, proble
     binary_request(version=3), binary_request(padding=bytes(5) + b"\1")] + [f[0] for f, _ in MALFORMED_BINARY
                                                                           if len(f) == 1 and f[0][:1] == b"\1"])
 def test_the_recv_tensor_readers_fast_path_reads_and_refuses_as_the_full_checks_do(request_bytes):
+    assert_readers_agree(wire.read_recv_tensor, wire._read_recv_tensor_checked, request_bytes)
+
+
+def assert_readers_agree(fast, checked, request_bytes):
+    """A request reader's fast path returns what its full checks return, or raises their error, at three limits."""
     def read(reader, limit):
         try:
             return reader(memoryview(request_bytes), limit)
         except wire.WireError as e:
             return type(e), e.message
     for limit in (wire.DEFAULT_MAX_MESSAGE_BYTES, len(request_bytes), len(request_bytes) - 1):
-        assert read(wire.read_recv_tensor, limit) == read(wire._read_recv_tensor_checked, limit)
+        assert read(fast, limit) == read(checked, limit)
 
 
 def test_a_well_formed_recv_tensor_request_is_read_without_the_full_checks(monkeypatch):
