@@ -546,24 +546,37 @@ def read_recv_tensor(head, limit=DEFAULT_MAX_MESSAGE_BYTES):
 
 @guard_decode
 def _read_recv_tensor_checked(head, limit):
+    _check_request_size(head, _RECV_TENSOR.size, limit)
+    _, version, zeros, request_id, step_id = _RECV_TENSOR.unpack_from(head)
+    _check_request_ids(version, zeros, request_id, step_id)
+    return request_id, step_id, _checked_key(head, _RECV_TENSOR.size)
+
+
+def _check_request_size(head, fixed, limit):
     if head.nbytes > limit:
         raise WireError(f"Message of {head.nbytes} bytes exceeds the maximum message size of {limit} bytes")
-    if head.nbytes < _RECV_TENSOR.size:
-        raise WireError(f"RecvTensor: a binary header of {head.nbytes} bytes (at least {_RECV_TENSOR.size})")
-    _, version, zeros, request_id, step_id = _RECV_TENSOR.unpack_from(head)
+    if head.nbytes < fixed:
+        raise WireError(f"RecvTensor: a binary header of {head.nbytes} bytes (at least {fixed})")
+
+
+def _check_request_ids(version, zeros, request_id, step_id):
     _check_version(version)
     _check_zeros(zeros, "RecvTensor")
     if request_id >= _U63 or step_id >= _U63:
         raise WireError("RecvTensor: 'id' and 'step_id' must be integers in [0, 2**63)")
-    if head.nbytes - _RECV_TENSOR.size > 4 * _MAX_STR:  # more characters than allowed, whatever they are
+
+
+def _checked_key(head, start):
+    """A binary RecvTensor's key: the frame's bytes from `start` on, as UTF-8 of at most _MAX_STR characters."""
+    if head.nbytes - start > 4 * _MAX_STR:  # more characters than allowed, whatever they are
         raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
     try:
-        key = str(head[_RECV_TENSOR.size:], "utf-8")
+        key = str(head[start:], "utf-8")
     except UnicodeDecodeError:
         raise WireError("RecvTensor.key is not valid UTF-8") from None
     if len(key) > _MAX_STR:
         raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
-    return request_id, step_id, key
+    return key
 
 
 def _read_tensor_reply(head, buffers, limit, total):
@@ -683,31 +696,15 @@ def read_recv_tensor_shared(head, limit=DEFAULT_MAX_MESSAGE_BYTES):
 
 @guard_decode
 def _read_recv_tensor_shared_checked(head, limit):
-    size = head.nbytes
-    if size > limit:
-        raise WireError(f"Message of {size} bytes exceeds the maximum message size of {limit} bytes")
     fixed = _RECV_TENSOR_SHARED.size
-    if size < fixed:
-        raise WireError(f"RecvTensor: a binary header of {size} bytes (at least {fixed})")
+    _check_request_size(head, fixed, limit)
     _, version, count, zeros, request_id, step_id = _RECV_TENSOR_SHARED.unpack_from(head)
-    _check_version(version)
-    _check_zeros(zeros, "RecvTensor")
-    if request_id >= _U63 or step_id >= _U63:
-        raise WireError("RecvTensor: 'id' and 'step_id' must be integers in [0, 2**63)")
-    if count > MAX_RELEASED or fixed + 8 * count > size:
-        raise WireError(f"RecvTensor: {count} released records in a header of {size} bytes "
+    _check_request_ids(version, zeros, request_id, step_id)
+    if count > MAX_RELEASED or fixed + 8 * count > head.nbytes:
+        raise WireError(f"RecvTensor: {count} released records in a header of {head.nbytes} bytes "
                         f"(at most {MAX_RELEASED})")
     released = struct.unpack_from(f"<{count}Q", head, fixed) if count else ()
-    start = fixed + 8 * count
-    if size - start > 4 * _MAX_STR:
-        raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
-    try:
-        key = str(head[start:], "utf-8")
-    except UnicodeDecodeError:
-        raise WireError("RecvTensor.key is not valid UTF-8") from None
-    if len(key) > _MAX_STR:
-        raise WireError(f"RecvTensor.key must be a string of at most {_MAX_STR} characters")
-    return request_id, step_id, key, released
+    return request_id, step_id, _checked_key(head, fixed + 8 * count), released
 
 
 def _read_empty_reply(head, buffers, limit, total):
