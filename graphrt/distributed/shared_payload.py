@@ -202,6 +202,12 @@ class PayloadArenas:
                 del self._arenas[asker]
                 arena.close()
 
+    def stats(self):
+        """What `GetStatus` shows: askers with an arena, the arenas' bytes, tensors placed and declined."""
+        with self._lock:
+            return {"askers": len(self._arenas), "arena_bytes": sum(a.capacity for a in self._arenas.values()),
+                    "placed": self.placed, "declined": self.declined}
+
     def close(self):
         with self._lock:
             self._closed = True

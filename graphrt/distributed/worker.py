@@ -584,7 +584,8 @@ class WorkerService:
                 "graphs": graphs, "running_steps": running, "rendezvous_steps": self.rendezvous.active_steps(),
                 "messages": self._messages, "bad_messages": self._bad_messages,
                 "handler_failures": self._handler_failures, "step_table": self.step_table.stats(),
-                "graph_quota": self.graph_quota.stats()}
+                "graph_quota": self.graph_quota.stats(),
+                "shared_payload": None if self.arenas is None else self.arenas.stats()}
 
     def _register_graph(self, identity, message):
         graph_def = GraphDef.from_dict(message.fields["graph_def"])

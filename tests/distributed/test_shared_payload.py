@@ -255,7 +255,8 @@ def test_pulls_of_large_tensors_go_through_shared_memory_and_release_their_space
         np.testing.assert_array_equal(g, v)
     reader = pair.workers[1].channels.payload_reader("tcp://" + pair.cluster.task_address("worker", 0))
     assert reader is not None and reader.broken is None and reader.reads == len(values)
-    assert pair.workers[0].arenas.placed == len(values) and pair.workers[0].arenas.declined == 0
+    assert pair.workers[0].status()["shared_payload"] == {"askers": 1, "arena_bytes": _MIN_ARENA,
+                                                          "placed": len(values), "declined": 0}
 
 
 def test_a_read_that_fails_fails_its_pull_and_later_pulls_use_the_socket(pair):
