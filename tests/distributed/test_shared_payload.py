@@ -384,3 +384,27 @@ def test_a_peer_that_cannot_be_read_is_asked_over_the_socket(pair, monkeypatch):
     pull(pair, 1, [np.zeros(1)])
     np.testing.assert_array_equal(pull(pair, 2, [value])[0], value)
     assert pair.workers[1].channels.payload_reader(address) is None and pair.workers[0].arenas.placed == 0
+
+
+def test_concurrent_pulls_each_get_their_own_tensor(pair):
+    import threading
+    pull(pair, 200, [np.zeros(1)])  # connects
+    ends = pair.ends(201)
+    values = [tensor(MiB, seed) for seed in range(16)]  # four arenas' worth in flight at once: some go by socket
+    keys = [ends.key("edge_concurrent", (0, i)) for i in range(len(values))]
+    got = [None] * len(values)
+
+    def recv(i):
+        got[i] = ends.receiver.recv(keys[i], timeout=30)[0]
+    threads = [threading.Thread(target=recv, args=(i,)) for i in range(len(values))]
+    for t in threads:
+        t.start()
+    for key, value in zip(keys, values):
+        ends.sender.send(key, value)
+    for t in threads:
+        t.join(30)
+    for g, v in zip(got, values):
+        np.testing.assert_array_equal(g, v)
+    arenas = pair.workers[0].arenas
+    assert arenas.placed > 0 and arenas.placed + arenas.declined == len(values)
+    pair.cleanup(201)
