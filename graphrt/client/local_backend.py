@@ -117,7 +117,7 @@ class LocalBackend:
         try:
             self._driver.run_step(step, [ex.start(step) for ex in plan.executors], timeout_ms)
         finally:
-            if rendezvous.num_items():
+            if rendezvous.has_pending():
                 rendezvous.start_abort(errors.mark_derived(errors.AbortedError(f"Cleanup {step_id}")))
             self._active_steps.discard(step)
         return step

@@ -92,6 +92,7 @@ def _as_fetch_element(graph, fetch):
 
 
 _NO_FEEDS = ((), ())
+_MAX_RESOLVED_FEEDS = 64  # distinct sets of feed keys whose checks a session remembers
 
 
 def _signature(fetches):
@@ -139,6 +140,7 @@ class BaseSession:
         self._closed = True   # until the backend is up: nothing to close before
         self._plans = session_backends.PlanCache()
         self._signatures = {}
+        self._resolved_feeds = {}  # a feed_dict's tuple of Tensor keys -> the keys its step feeds
         self._backend = session_backends.factory_for(target)(target, self._config, self._plans)
         self._closed = False
 
@@ -191,7 +193,8 @@ class BaseSession:
         # A run without feeds (most of a training loop's) skips the feeds' calls and comprehensions.
         feed_keys, feed_values = self._resolve_feeds(feed_dict) if feed_dict else _NO_FEEDS
         fed = dict(zip(feed_keys, range(len(feed_keys)))) if feed_keys else {}
-        fetch_tensors = handler.tensors if not fed else [t for t in handler.tensors if t not in fed]
+        fetch_tensors = handler.tensors if not fed or not handler.tensors else [
+            t for t in handler.tensors if t not in fed]
         if not fetch_tensors and not handler.targets:
             # Nothing to compute: every fetch is fed (or there are none), as TF's client
             # answers without running a step.
@@ -201,11 +204,13 @@ class BaseSession:
         plan = self._plans.get(plan_key)
         if plan is None:
             plan = self._build_plan(plan_key, feed_keys, fetch_tensors, handler.targets, options)
+        args = []
         if feed_values:
-            converted = [_convert_feed(t, v, spec) for t, v, spec in zip(plan.feeds, feed_values, plan.feed_specs)]
-            args = [view for _, view in converted]
-        else:
-            args = []
+            converted = []  # (a loop, not comprehensions: each of those is a call)
+            for t, v, spec in zip(plan.feeds, feed_values, plan.feed_specs):
+                pair = _convert_feed(t, v, spec)
+                converted.append(pair)
+                args.append(pair[1])
         try:
             retvals = self._backend.execute(plan, args, options, run_metadata)
         except errors.OpError as e:
@@ -229,7 +234,18 @@ class BaseSession:
     def _resolve_feeds(self, feed_dict):
         if not feed_dict:
             return (), ()
-        if not isinstance(feed_dict, collections.abc.Mapping):
+        plain = type(feed_dict) is dict
+        if plain:
+            # A training loop feeds the same keys every step: their checks are done once.
+            known = self._resolved_feeds.get(tuple(feed_dict))
+            if known is not None:
+                values = list(feed_dict.values())
+                for value in values:
+                    if isinstance(value, (Tensor, Operation)):
+                        break  # the checks below raise
+                else:
+                    return known, values
+        elif not isinstance(feed_dict, collections.abc.Mapping):
             raise TypeError("input must be a dictionary")
         keys, values = [], []
         for key, value in _expand_feeds(feed_dict):
@@ -251,6 +267,10 @@ class BaseSession:
                 key = key.op.outputs[key.value_index]
             keys.append(key)
             values.append(value)
+        if plain and all(type(key) is Tensor and feed_function(key) is None for key in feed_dict):
+            if len(self._resolved_feeds) >= _MAX_RESOLVED_FEEDS:
+                self._resolved_feeds.clear()
+            self._resolved_feeds[tuple(feed_dict)] = keys
         return keys, values
 
     def _build_plan(self, plan_key, feeds, fetches, targets, options=None):
@@ -348,27 +368,40 @@ def _expand_feeds(feed_dict):
 
 
 def _feed_spec(tensor):
+    """What a feed of `tensor` is checked and converted against: (dtype, dims or None, numpy
+    dtype, whether every dim is known, whether it is a string)."""
     shape = tensor.shape
     dims = None if shape.ndims is None else tuple(shape.as_list())
-    return (tensor.dtype.base_dtype, dims)
+    dtype = tensor.dtype.base_dtype
+    return (dtype, dims, dtype.np, dims is not None and None not in dims, dtype == dtypes.string)
 
 
 def _convert_feed(tensor, value, spec):
     """(the array TF's client makes of the feed, which a fetch of the fed tensor returns as is;
     the read-only array the step gets)."""
-    dtype, dims = spec
-    if type(value) is np.ndarray and value.dtype == dtype.np:
+    dtype, dims, np_dtype, fully_known, is_string = spec
+    if type(value) is np.ndarray and value.dtype == np_dtype:
         arr = value
     else:
         arr = _feed_array(value, dtype)
     if dims is not None:
         shape = arr.shape
-        if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
+        if shape != dims and _shape_differs(shape, dims, fully_known):
             raise ValueError(f"Cannot feed value of shape {shape} for Tensor {tensor.name}, which has shape "
                              f"{TensorShape(list(dims))}")
-    view = _string_feed(arr) if dtype == dtypes.string else arr.view()
+    view = _string_feed(arr) if is_string else arr.view()
     view.flags.writeable = False  # the runtime never writes into or keeps a user's array
     return arr, view
+
+
+def _shape_differs(shape, dims, fully_known):
+    """Whether `shape` is not a shape of `dims` (None: any size), knowing that they differ as tuples."""
+    if fully_known or len(shape) != len(dims):
+        return True
+    for d, s in zip(dims, shape):
+        if d is not None and d != s:
+            return True
+    return False
 
 
 def _feed_array(value, dtype):

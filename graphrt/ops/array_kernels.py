@@ -13,7 +13,8 @@ from .math_kernels import ALL_DEVICES, SCALAR_TYPES
 
 
 def _shape_list(value, node):
-    return [int(d) for d in np.asarray(value).reshape(-1).tolist()]
+    flat = np.asarray(value).reshape(-1)
+    return flat.tolist() if flat.dtype.kind in "iu" else [int(d) for d in flat.tolist()]
 
 
 @register_kernel("Const", ALL_DEVICES, inexpensive=True)
@@ -132,6 +133,11 @@ def _expand_dims(ctx):
         if not -x.ndim - 1 <= d <= x.ndim:
             raise errors.InvalidArgumentError(f"Tried to expand dim index {d} for tensor with {x.ndim} dimensions.",
                                               node=name)
+        if xp is np:  # np.expand_dims' reshape, without its six Python-level calls
+            if d < 0:
+                d += x.ndim + 1
+            shape = x.shape
+            return x.reshape(shape[:d] + (1,) + shape[d:])
         return xp.expand_dims(x, d)
     return expand_dims
 

@@ -134,7 +134,8 @@ def axpy_held(alpha, x, y):
     fn = _AXPY.get(y.dtype) if (_FOUND or _find_axpy()) else None
     if fn is None:
         return False
-    fn(y.size, float(alpha), x.ctypes.data, 1, y.ctypes.data, 1)
+    # __array_interface__ rather than .ctypes.data: the same address without two Python-level calls
+    fn(y.size, float(alpha), x.__array_interface__["data"][0], 1, y.__array_interface__["data"][0], 1)
     return True
 
 
@@ -181,9 +182,11 @@ def gemm_update(alpha, a, ta, b, tb, c, beta=1.0):
             or not a.dtype == b.dtype == c.dtype or c.ndim != 2 or not c.flags.c_contiguous
             or not c.flags.writeable):
         return False
-    fn = _GEMM.get(c.dtype) if _find_gemm() else None
+    fn = _GEMM.get(c.dtype)
     if fn is None:
-        return False
+        fn = _GEMM.get(c.dtype) if _find_gemm() else None
+        if fn is None:
+            return False
     op_a, op_b = _gemm_operand(a, ta), _gemm_operand(b, tb)
     if op_a is None or op_b is None:
         return False
@@ -191,8 +194,8 @@ def gemm_update(alpha, a, ta, b, tb, c, beta=1.0):
     k_b, n, flag_b, ldb = op_b
     if k != k_b or c.shape != (m, n) or not (m and n and k):
         return False
-    fn(_ROW_MAJOR, flag_a, flag_b, m, n, k, float(alpha), a.ctypes.data, max(lda, 1), b.ctypes.data,
-       max(ldb, 1), float(beta), c.ctypes.data, max(n, 1))
+    fn(_ROW_MAJOR, flag_a, flag_b, m, n, k, float(alpha), a.__array_interface__["data"][0], max(lda, 1),
+       b.__array_interface__["data"][0], max(ldb, 1), float(beta), c.__array_interface__["data"][0], max(n, 1))
     return True
 
 
@@ -245,7 +248,12 @@ def _find_threads():
 
 def blas_threads():
     """The number of threads numpy's OpenBLAS uses now (None without one)."""
-    return int(_THREADS["get"]()) if _find_threads() else None
+    get = _THREADS.get("get")
+    if get is None:
+        if not _find_threads():
+            return None
+        get = _THREADS["get"]
+    return int(get())
 
 
 def current_threads():

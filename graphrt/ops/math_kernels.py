@@ -131,7 +131,7 @@ def ufunc_kernel(ctx, ufunc, scalar_op=None):
     scalars = SCALAR_TYPES
     if ufunc is np.maximum or ufunc is np.minimum:
         def apply(x, y, out=None):
-            if np.ndim(x) and np.ndim(y):
+            if (x.ndim if type(x) is ndarray else np.ndim(x)) and (y.ndim if type(y) is ndarray else np.ndim(y)):
                 return ufunc(x, y, out=out)
             return blockwise_with_scalar(ufunc, x, y, out)
     else:
@@ -217,7 +217,7 @@ def _safe_int_binary(op_type, fn_name, real_fn=None):
         name = ctx.name
 
         def safe(x, y):
-            if xp.any(y == 0):
+            if (y == 0).any():
                 raise errors.InvalidArgumentError("Integer division by zero", node=name)
             return fn(x, y)
         return safe
@@ -496,6 +496,8 @@ def _reducer(op_type, make):
 
 
 def _sum(xp, dt):
+    if xp is np:  # np.sum is three Python-level calls around this one
+        return lambda x, ax, keep: np.add.reduce(x, axis=ax, dtype=dt, keepdims=keep)
     return lambda x, ax, keep: xp.sum(x, axis=ax, keepdims=keep, dtype=dt)
 
 

@@ -235,6 +235,9 @@ def _sparse_softmax_xent(ctx):
     xp = ctx.xp
     name = ctx.name
     aranges = {}
+    # numpy's ndarray.min/max/sum are Python-level wrappers around these reductions
+    least, most, total = ((np.minimum.reduce, np.maximum.reduce, np.add.reduce) if xp is np else
+                          (xp.min, xp.max, xp.sum))
 
     def sparse_xent(logits, labels):
         if logits.ndim != 2:
@@ -246,7 +249,7 @@ def _sparse_softmax_xent(ctx):
             raise errors.InvalidArgumentError(
                 f"logits and labels must have the same first dimension, got logits shape "
                 f"{list(logits.shape)} and labels shape {list(labels.shape)}", node=name)
-        if batch and (int(labels.min()) < 0 or int(labels.max()) >= classes):
+        if batch and (int(least(labels)) < 0 or int(most(labels)) >= classes):
             host = labels.get() if hasattr(labels, "get") else labels
             bad = next(int(v) for v in host if not 0 <= v < classes)
             values = " ".join(str(int(v)) for v in host)
@@ -256,9 +259,9 @@ def _sparse_softmax_xent(ctx):
         rows = aranges.get(batch)
         if rows is None:
             rows = aranges[batch] = xp.arange(batch)
-        shifted = logits - logits.max(axis=1, keepdims=True)
+        shifted = logits - most(logits, axis=1, keepdims=True)
         e = xp.exp(shifted)
-        sum_e = e.sum(axis=1, keepdims=True)
+        sum_e = total(e, axis=1, keepdims=True)
         loss = xp.log(sum_e[:, 0]) - shifted[rows, labels]
         e /= sum_e
         e[rows, labels] -= 1

@@ -306,13 +306,7 @@ class FrameRun(_Run):
     def _launch_in_frame(self, tag, step, args):
         """Starts an async kernel (a transfer inside a loop keys its value by frame and iteration)."""
         it, frame, ist, _ = tag
-        self.async_outstanding += 1
-        try:
-            # _Run's callback: it queues (tag, err, out, t0) and restarts this loop
-            it.fn(_step_for(it, frame, ist, step), args, self._callback(tag))
-        except Exception as exc:  # noqa: BLE001 - becomes the step's error
-            self.async_outstanding -= 1
-            self._fail(it, exc)
+        self._launch(it, _step_for(it, frame, ist, step), args, tag)
 
     def _complete(self, stats):
         """As _Run._complete, for completions tagged with their frame and iteration."""

@@ -41,6 +41,8 @@ ENABLED = True  # tests turn it off to compare against the two kernels
 
 # update op -> the position of its gradient input
 _GRADIENT_INPUT = {"ApplyGradientDescent": 2, "ApplyMomentum": 3}
+# a learning rate is mostly one of these, whose ndim is read without np.ndim's two Python-level calls
+_NUMPY_VALUES = frozenset((np.ndarray, np.float32, np.float64))
 
 
 def fuse(plans, reg_of, fused_items=None):
@@ -154,7 +156,7 @@ def make_kernel(mm, update):
 
     if update.op == "ApplyGradientDescent":
         def fused(var, lr, a, b):
-            if np.ndim(lr) == 0:
+            if (lr.ndim if type(lr) in _NUMPY_VALUES else np.ndim(lr)) == 0:
                 fits = product_fits(var.require(name), a, b)  # no reference kept: see _owned_value
                 if fits and in_gemm(_owned_value(var), -lr, 1.0, a, b):
                     return var

@@ -566,11 +566,31 @@ class _Run:
         if finished:
             self._finish()
 
-    def _launch(self, it, step, args):
-        """Starts an async kernel; its callback queues the completion."""
+    def _launch(self, it, step, args, tag=None):
+        """Starts async kernel `it` with `step`; its callback `done` queues the completion as
+        (`tag` or `it`, err, out, t0) and, if this run's loop is not running, restarts it: on this
+        thread once its own loop is idle (deferred), else here or on the runner. (The callback is
+        made here rather than by a method: a call per receive costs more than a cheap kernel.)"""
         self.async_outstanding += 1
+        t0 = _now_ns() if self.step.stats is not None else 0
+        if tag is None:
+            tag = it
+
+        def done(err, out=None):
+            with self.lock:
+                self.completions.append((tag, err, out, t0))
+                if self.running:
+                    return
+                self.running = True
+            deferred = getattr(_tls, "deferred", None)
+            if deferred is not None:
+                deferred.append(self)  # this thread runs it as soon as its own loop goes idle
+            elif self.ex.runner is None:
+                self.loop()
+            else:
+                self.ex.runner(self.loop)
         try:
-            it.fn(step, args, self._callback(it))
+            it.fn(step, args, done)
         except Exception as exc:  # noqa: BLE001 - becomes the step's error
             self.async_outstanding -= 1
             self._fail(it, exc)
@@ -628,24 +648,6 @@ class _Run:
             if not p:
                 self.ready.append(d)
         self.remaining -= 1
-
-    def _callback(self, it):
-        t0 = _now_ns() if self.step.stats is not None else 0
-
-        def done(err, out=None):
-            with self.lock:
-                self.completions.append((it, err, out, t0))
-                if self.running:
-                    return
-                self.running = True
-            deferred = getattr(_tls, "deferred", None)
-            if deferred is not None:
-                deferred.append(self)  # this thread runs it as soon as its own loop goes idle
-            elif self.ex.runner is None:
-                self.loop()
-            else:
-                self.ex.runner(self.loop)
-        return done
 
     def _fail(self, it, exc):
         self.failed = True

@@ -234,8 +234,17 @@ class SegmentedRun(ge._Run):
             runner = ex.runner  # not ex: the code is kept by the segment, which ex keeps (no cycle)
             seg.code = schedule_code.generate_segment(seg, ex.segments.registers, ex,
                                                       lambda d: compiled_schedule._release_to(runner, d))
-        if seg.code is not None:
-            return self._run_code(seg, deferred)
+        code = seg.code
+        if code is not None:  # (inlined: a call per segment costs more than a cheap kernel)
+            try:
+                stopped = code.run(self.step, deferred, self.regs, self._launch)
+            except Exception as exc:  # noqa: BLE001 - becomes the step's error
+                self._fail(seg.flat[schedule_code.failed_position(code, exc)][6], exc)
+                return False
+            if stopped is not None:
+                self.failed = True
+                return False
+            return True
         step, regs = self.step, self.regs
         release = ex.runner is not None
         for fn, mode, get, frees, out_reg, outs, it, ins in seg.flat:
@@ -272,18 +281,6 @@ class SegmentedRun(ge._Run):
                 _store(regs, it, outs, out)
         return True
 
-    def _run_code(self, seg, deferred):
-        code = seg.code
-        try:
-            stopped = code.run(self.step, deferred, self.regs, self._launch)
-        except Exception as exc:  # noqa: BLE001 - becomes the step's error
-            self._fail(seg.flat[schedule_code.failed_position(code, exc)][6], exc)
-            return False
-        if stopped is not None:
-            self.failed = True
-            return False
-        return True
-
     def _run_timed(self, seg, deferred, stats):
         """`_run_segment` with every node (constants too) measured: for step stats and profiled runs."""
         ex, step, regs = self.ex, self.step, self.regs
@@ -314,7 +311,13 @@ class SegmentedRun(ge._Run):
         """A receive completed: its value into its registers, and the segments
         waiting for it counted down (those ready in the order compiled)."""
         outs, waiting = self.ex.segments.receives[it.id]
-        _store(self.regs, it, outs, out)
+        regs = self.regs
+        if it.n_out == 1:  # _store, inlined
+            if outs:
+                regs[outs[0][1]] = out
+        else:
+            for k, r in outs:
+                regs[r] = out[k]
         pending = self.seg_pending
         for s in waiting:
             pending[s] -= 1

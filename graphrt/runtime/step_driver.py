@@ -179,6 +179,8 @@ def deadline_error(step, timeout_ms, where=""):
 def wait_for_step(step, deadline):
     """step.wait until `deadline` (time.monotonic, or None); on the main thread
     in slices of _WAIT_SLICE_S, so that its signal handlers run meanwhile."""
+    if step.done:  # the partitions ran on the caller's thread: nothing to wait for
+        return True
     if threading.current_thread() is not threading.main_thread():
         return step.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
     while True:

@@ -193,6 +193,25 @@ def test_feed_of_wrong_shape_is_value_error(model, sess):
         sess.run(model.y, {model.x: np.ones(3)})
 
 
+def test_feed_checks_hold_after_the_keys_were_resolved(graph, sess):
+    # A session remembers a feed_dict's keys once checked; every value is still checked each run.
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    k = tf.placeholder(tf.int32, [2], name="k")
+    y = tf.reduce_sum(x) + tf.cast(tf.reduce_sum(k), tf.float32)
+    for _ in range(2):
+        assert sess.run(y, {x: ONES, k: [1, 2]}) == 9.0
+    with pytest.raises(ValueError, match=r"^Cannot feed value of shape \(3,\) for Tensor k:0, which has shape \(2,\)$"):
+        sess.run(y, {x: ONES, k: [1, 2, 3]})
+    with pytest.raises(ValueError, match=r"^Cannot feed value of shape \(2, 4\) for Tensor x:0"):
+        sess.run(y, {x: np.ones((2, 4)), k: [1, 2]})
+    with pytest.raises(ValueError, match=r"^Cannot feed value of shape \(3,\) for Tensor x:0"):
+        sess.run(y, {x: np.ones(3), k: [1, 2]})
+    with pytest.raises(TypeError, match="The value of a feed cannot be a tf.Tensor object"):
+        sess.run(y, {x: ONES, k: k + 1})
+    assert sess.run(y, {k: [0, 0], x: ONES * 2.0}) == 12.0  # the same keys in another order
+    assert sess.run(y, {x: ONES, k: np.array([5, 5], np.int64)}) == 16.0  # converted as before
+
+
 def test_uninitialized_variable_names_it(model, sess):
     with pytest.raises(tf.errors.FailedPreconditionError, match="Attempting to use uninitialized value v"):
         sess.run(model.v)
