@@ -68,11 +68,14 @@ def blockwise_with_scalar(ufunc, x, y, out=None):
     other is a large C-contiguous float array of the same dtype (see _BLOCK)."""
     array, scalar, first = (x, y, True) if type(x) is np.ndarray and x.ndim else (y, x, False)
     if (type(array) is not np.ndarray or array.size < _MIN_BLOCKED or array.dtype.kind != "f"
-            or not array.flags.c_contiguous or np.ndim(scalar) or np.asarray(scalar).dtype != array.dtype):
+            or not array.flags.c_contiguous):
+        return ufunc(x, y, out=out)
+    value = np.asarray(scalar)
+    if value.ndim or value.dtype != array.dtype:
         return ufunc(x, y, out=out)
     if out is None:
         out = np.empty_like(array)
-    block = _block_of(np.asarray(scalar))
+    block = _block_of(value)
     src, dst = array.reshape(-1), out.reshape(-1)
     n = src.size
     for i in range(0, n, _BLOCK):

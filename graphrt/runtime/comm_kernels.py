@@ -66,11 +66,11 @@ def _recv(ctx):
     key = transfer_key(ctx)
     copy = device_copy_for(ctx)  # None unless an end is an accelerator (SIM, GPU)
 
-    # A dead value is delivered as None: the executor marks that output dead.
+    # A dead value is delivered as None: the executor marks that output dead. The executor's
+    # `done` takes the rendezvous's (err, value, is_dead) as they come (_Run._launch).
     def recv(step, args, done):
         fi = step.frame_iter
-        step.rendezvous.recv_async(key if fi is ROOT_FRAME_ITER else key.with_frame_iter(*fi),
-                                   lambda err, value, is_dead: done(err, None if is_dead else value))
+        step.rendezvous.recv_async(key if fi is ROOT_FRAME_ITER else key.with_frame_iter(*fi), done)
 
     def recv_and_copy(step, args, done):
         fi = step.frame_iter

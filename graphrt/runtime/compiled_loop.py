@@ -554,7 +554,10 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
         except Exception as exc:  # noqa: BLE001 - becomes the step's error
             done(exc)
 
-    def _done(self, pos, unit, err, out=None):
+    def _done(self, pos, unit, err, out=None, is_dead=False):
+        # (a _Recv passes the rendezvous's is_dead on; compiled loops take no dead receives)
+        if is_dead:
+            out = None
         if err is _REPORTED:
             self.failed = True
         elif err is not None:

@@ -576,9 +576,10 @@ class _Run:
         if tag is None:
             tag = it
 
-        def done(err, out=None):
+        def done(err, out=None, is_dead=False):
+            # (a rendezvous calls it as done(err, value, is_dead): a dead value is delivered as None)
             with self.lock:
-                self.completions.append((tag, err, out, t0))
+                self.completions.append((tag, err, None if is_dead else out, t0))
                 if self.running:
                     return
                 self.running = True
@@ -616,9 +617,12 @@ class _Run:
     def _complete(self, stats):
         """Takes in the async kernels' completions: (True, _) when there were
         some, else (False, whether the run is finished) with the loop stopped."""
-        comps, finished = self._take_completions()
-        if comps is None:
-            return False, finished
+        with self.lock:  # _take_completions, inlined: this runs after every stretch of kernels
+            comps = self.completions
+            if not comps:
+                self.running = False
+                return False, self.async_outstanding == 0
+            self.completions = []
         for it, err, out, t0 in comps:
             self.async_outstanding -= 1
             if self.failed:

@@ -213,10 +213,28 @@ class SegmentedRun(ge._Run):
     def _loop(self, deferred):
         segments = self.ex.segments.segments
         ready = self.ready
-        stats = self.step.stats
+        step, regs, launch, timed = self.step, self.regs, self._launch, self.timed
+        stats = step.stats
         while True:
             while ready and not self.failed:
-                if self._run_segment(segments[ready.popleft()], deferred, stats):
+                seg = segments[ready.popleft()]
+                if timed:
+                    ran = self._run_timed(seg, deferred, stats)
+                else:
+                    code = seg.code
+                    if code is None and not seg.code_tried:
+                        code = self._generate(seg)
+                    if code is None:
+                        ran = self._run_flat(seg, deferred)
+                    else:  # run here: a method call per segment costs more than a cheap kernel
+                        try:
+                            ran = code.run(step, deferred, regs, launch) is None
+                        except Exception as exc:  # noqa: BLE001 - becomes the step's error
+                            self._fail(seg.flat[schedule_code.failed_position(code, exc)][6], exc)
+                            ran = False
+                        if not ran:
+                            self.failed = True
+                if ran:
                     self.remaining -= 1
             more, finished = self._complete(stats)
             if not more:
@@ -224,27 +242,19 @@ class SegmentedRun(ge._Run):
         if finished:
             self._finish()
 
-    def _run_segment(self, seg, deferred, stats):
-        """Runs one segment's nodes; False when the step failed meanwhile."""
+    def _generate(self, seg):
+        """Segment `seg`'s generated code (schedule_code.py), made at its first untimed run; None
+        when it is too long (its list is walked instead)."""
+        seg.code_tried = True
         ex = self.ex
-        if self.timed:
-            return self._run_timed(seg, deferred, stats)
-        if seg.code is None and not seg.code_tried:
-            seg.code_tried = True
-            runner = ex.runner  # not ex: the code is kept by the segment, which ex keeps (no cycle)
-            seg.code = schedule_code.generate_segment(seg, ex.segments.registers, ex,
-                                                      lambda d: compiled_schedule._release_to(runner, d))
-        code = seg.code
-        if code is not None:  # (inlined: a call per segment costs more than a cheap kernel)
-            try:
-                stopped = code.run(self.step, deferred, self.regs, self._launch)
-            except Exception as exc:  # noqa: BLE001 - becomes the step's error
-                self._fail(seg.flat[schedule_code.failed_position(code, exc)][6], exc)
-                return False
-            if stopped is not None:
-                self.failed = True
-                return False
-            return True
+        runner = ex.runner  # not ex: the code is kept by the segment, which ex keeps (no cycle)
+        seg.code = schedule_code.generate_segment(seg, ex.segments.registers, ex,
+                                                  lambda d: compiled_schedule._release_to(runner, d))
+        return seg.code
+
+    def _run_flat(self, seg, deferred):
+        """Runs one segment's untimed list; False when the step failed meanwhile."""
+        ex = self.ex
         step, regs = self.step, self.regs
         release = ex.runner is not None
         for fn, mode, get, frees, out_reg, outs, it, ins in seg.flat:
@@ -282,7 +292,7 @@ class SegmentedRun(ge._Run):
         return True
 
     def _run_timed(self, seg, deferred, stats):
-        """`_run_segment` with every node (constants too) measured: for step stats and profiled runs."""
+        """`_run_flat` with every node (constants too) measured: for step stats and profiled runs."""
         ex, step, regs = self.ex, self.step, self.regs
         profiling = ex.runs_to_profile > 0
         release = ex.runner is not None
