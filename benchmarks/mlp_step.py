@@ -10,13 +10,17 @@ alternating rounds, with a pause before each (OpenBLAS's idle threads spin for
 ~0.1 s after a call), so the machine's phase hits them alike; the ratios to
 the numpy step are medians of the per-round ratios. Before timing, one step of
 graphrt and one of the numpy step from the same weights must give the same
-weights, so the floor computes what graphrt computes.
+weights, so the floor computes what graphrt computes. Each session's
+`python_calls_per_step` (Python-level function calls a step makes, counted as
+`step_calls.py` counts them) is the figure of graphrt's own overhead that does
+not move with the machine's phase.
 
     python benchmarks/mlp_step.py [--rounds N]
 """
 import argparse
 import os
 import sys
+import threading
 import time
 
 import numpy as np
@@ -27,6 +31,7 @@ from graphrt.ops import blas  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _util import emit  # noqa: E402
+from step_calls import CallCounter  # noqa: E402
 
 SIZES = [784, 1024, 1024, 10]
 BATCH = 256
@@ -148,6 +153,21 @@ def checked_numpy_step(sess, train, variables, feed):
     return step
 
 
+def calls_per_step(step, steps=5):
+    """Python-level function calls per call of `step` (after its warm-up)."""
+    counter = CallCounter()
+    counter.install()
+    counter.on = True
+    try:
+        for _ in range(steps):
+            step()
+    finally:
+        counter.on = False
+        sys.setprofile(None)
+        threading.setprofile(None)
+    return round(sum(counter.counts.values()) / steps, 1)
+
+
 def time_round(step):
     """Median seconds per step over one round, after a pause and a few untimed steps."""
     time.sleep(PAUSE_S)
@@ -185,6 +205,10 @@ def main():
         install_policy(name)
         for _ in range(30):
             step()
+    calls = {}
+    for name in sessions:
+        install_policy(name)
+        calls[name] = calls_per_step(steps[name])
     rounds = {name: [] for name in steps}
     for _ in range(args.rounds):
         for name, step in steps.items():
@@ -197,6 +221,8 @@ def main():
         per_step = float(np.median(times))
         figures[name] = {"ms_per_step": round(per_step * 1e3, 2), "gflops": round(flops / per_step / 1e9, 1)}
     figures["two_devices"]["partitions"] = partitions
+    for name, n in calls.items():
+        figures[name]["python_calls_per_step"] = n
     floor = np.array(rounds["numpy_step"])
     figures["graphrt_over_numpy_step"] = {
         name: round(float(np.median(np.array(rounds[name]) / floor)), 3) for name in sessions}

@@ -156,7 +156,11 @@ def _variable(ctx):
     shared = ctx.attr("shared_name") or ctx.name
     state = ctx.device.resources.lookup_or_create(
         ctx.attr("container"), shared, lambda: VariableState(shared, ctx.attr("dtype"), ctx.attr("shape")))
-    return lambda: state
+
+    def variable():
+        return state
+    variable.fixed_output = True  # untimed schedules start with its state in a register, as a constant
+    return variable
 
 
 @register_kernel("IsVariableInitialized", ALL_DEVICES, host_memory=("is_initialized",))

@@ -63,12 +63,19 @@ def compile_schedule(ex):
     registers = [None] * len(reg_of)
     if ex.device.device_type == "CPU":
         # a constant's kernel returns one array every step: untimed steps start with it in its register
-        consts = {id(e): e for e in fast if e.it.op == "Const" and e.it.kind == SYNC}
+        consts = {id(e): e for e in fast if fixed_output(e.it)}
         for e in consts.values():
             if e.out >= 0:
                 registers[e.out] = e.fn()
         fast = [e for e in fast if id(e) not in consts]
     return Schedule(entries, fast, registers)
+
+
+def fixed_output(it):
+    """True for a kernel that does nothing but return the same value at every call: a constant,
+    or a variable's kernel (its state). Untimed CPU schedules start with that value in its
+    register instead of calling the kernel."""
+    return it.kind == SYNC and (it.op == "Const" or getattr(it.fn, "fixed_output", False))
 
 
 def registers_of(ex):

@@ -104,6 +104,8 @@ def _compile(header, kernels, registers, local, ex, release):
                 a, b = args
                 bound["S"] = SCALAR_TYPES
                 line = f"({a} {infix} {b} if type({a}) is type({b}) and type({a}) in S else {line})"
+            elif getattr(fn, "forwards_input", False) and len(args) == 1 and it.n_out == 1 and not step_kind:
+                line = args[0]  # Identity and its kin (array_kernels._identity): the value, without the call
             if it.n_out == 1 and outs:
                 line = f"{value(outs[0][1])} = {line}"
             elif outs:

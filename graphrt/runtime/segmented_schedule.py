@@ -118,7 +118,7 @@ def _flat(entries, registers, kernels=None):
     constant's value is put in `registers` (what a step starts with) instead."""
     flat = []
     for pos, (it, ins, outs, frees) in enumerate(entries):
-        if it.op == "Const" and it.kind == SYNC:
+        if compiled_schedule.fixed_output(it):
             if outs:
                 registers[outs[0][1]] = it.fn()
             continue
