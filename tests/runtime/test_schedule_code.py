@@ -136,3 +136,27 @@ def test_inlined_scalar_operators_match_the_dataflow_executor(dtype):
         for a, b in zip(run_c, run_d):
             assert type(a) is type(b)
             np.testing.assert_array_equal(a, b)
+
+
+def test_variables_and_identities_in_generated_code_read_the_current_value():
+    # Untimed steps start with the variable's state in a register (its kernel only returns it) and
+    # write Identity as an assignment: each step must still read the value the variable has then.
+    from graphrt.ops.state_ops import VariableState
+    with tf.Graph().as_default():
+        w = tf.Variable(np.array([1.0, 2.0], np.float32), name="w")
+        out = tf.stop_gradient(tf.identity(w) * 2.0, name="out")
+        set_w = tf.assign(w, tf.placeholder_with_default(np.array([5.0, 6.0], np.float32), [2]))
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            np.testing.assert_array_equal(_past_profiling(lambda: sess.run(out)), [2.0, 4.0])
+            sess.run(set_w)
+            np.testing.assert_array_equal(sess.run(out), [10.0, 12.0])
+            (ex,) = sess.plan_for(out).executors
+            code = ex.schedule.code
+            assert code is not None
+            (state,) = [r for r in ex.schedule.registers if isinstance(r, VariableState)]
+            assert state.name == "w" and "read(" in code.source
+            state.value = None  # as if never initialized: the read names its node, as the list walk does
+            with pytest.raises(errors.FailedPreconditionError, match="uninitialized value w") as info:
+                sess.run(out)
+    assert info.value.node == "w/read"
