@@ -28,7 +28,7 @@ import operator
 import threading
 
 from .. import errors
-from ..framework.registry import ASYNC, STEP, SYNC
+from ..framework.registry import ASYNC, STEP
 from . import compiled_schedule, fused_updates, schedule_code
 from . import graph_executor as ge
 
