@@ -187,11 +187,23 @@ def gemm_update(alpha, a, ta, b, tb, c, beta=1.0):
         fn = _GEMM.get(c.dtype) if _find_gemm() else None
         if fn is None:
             return False
-    op_a, op_b = _gemm_operand(a, ta), _gemm_operand(b, tb)
-    if op_a is None or op_b is None:
-        return False
-    m, k, flag_a, lda = op_a
-    k_b, n, flag_b, ldb = op_b
+    # C-ordered 2-D operands (the common case) inline; _gemm_operand for the others
+    if a.ndim == 2 and a.flags.c_contiguous:
+        r, c_a = a.shape
+        m, k, flag_a, lda = (c_a, r, _TRANS, c_a) if ta else (r, c_a, _NO_TRANS, c_a)
+    else:
+        op_a = _gemm_operand(a, ta)
+        if op_a is None:
+            return False
+        m, k, flag_a, lda = op_a
+    if b.ndim == 2 and b.flags.c_contiguous:
+        r, c_b = b.shape
+        k_b, n, flag_b, ldb = (c_b, r, _TRANS, c_b) if tb else (r, c_b, _NO_TRANS, c_b)
+    else:
+        op_b = _gemm_operand(b, tb)
+        if op_b is None:
+            return False
+        k_b, n, flag_b, ldb = op_b
     if k != k_b or c.shape != (m, n) or not (m and n and k):
         return False
     fn(_ROW_MAJOR, flag_a, flag_b, m, n, k, float(alpha), a.__array_interface__["data"][0], max(lda, 1),
@@ -261,7 +273,8 @@ def current_threads():
     chooser = _CHOOSER
     if chooser is not None and chooser.current is not None:
         return chooser.current
-    return blas_threads()
+    get = _THREADS.get("get")  # blas_threads(), inlined: this keys every fused update's check
+    return int(get()) if get is not None else blas_threads()
 
 
 def set_blas_threads(n):

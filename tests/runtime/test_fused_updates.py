@@ -201,12 +201,14 @@ def test_traces_list_both_nodes(fusion):
 @pytest.mark.parametrize("ta", [False, True])
 @pytest.mark.parametrize("tb", [False, True])
 @pytest.mark.parametrize("order_a", ["C", "F"])
-def test_gemm_update_matches_numpy_for_every_layout(ta, tb, order_a):
+@pytest.mark.parametrize("order_b", ["C", "F"])
+def test_gemm_update_matches_numpy_for_every_layout(ta, tb, order_a, order_b):
     rng = np.random.RandomState(3)
     m, k, n = 7, 5, 6
     a = rng.randn(*((k, m) if ta else (m, k))).astype(np.float32)
     b = rng.randn(*((n, k) if tb else (k, n))).astype(np.float32)
     a = np.asfortranarray(a) if order_a == "F" else a
+    b = np.asfortranarray(b) if order_b == "F" else b
     c = rng.randn(m, n).astype(np.float32)
     want = c + np.float32(-0.25) * ((a.T if ta else a) @ (b.T if tb else b))
     with blas.BLAS_LOCK:
