@@ -187,22 +187,16 @@ def gemm_update(alpha, a, ta, b, tb, c, beta=1.0):
         fn = _GEMM.get(c.dtype) if _find_gemm() else None
         if fn is None:
             return False
-    # C-ordered 2-D operands (the common case) inline; _gemm_operand for the others
-    if a.ndim == 2 and a.flags.c_contiguous:
-        r, c_a = a.shape
-        m, k, flag_a, lda = (c_a, r, _TRANS, c_a) if ta else (r, c_a, _NO_TRANS, c_a)
+    if a.ndim == 2 and b.ndim == 2 and a.flags.c_contiguous and b.flags.c_contiguous:
+        # the common case, as _gemm_operand reads it, without its two calls
+        (ra, lda), (rb, ldb) = a.shape, b.shape
+        m, k, flag_a = (lda, ra, _TRANS) if ta else (ra, lda, _NO_TRANS)
+        k_b, n, flag_b = (ldb, rb, _TRANS) if tb else (rb, ldb, _NO_TRANS)
     else:
-        op_a = _gemm_operand(a, ta)
-        if op_a is None:
+        op_a, op_b = _gemm_operand(a, ta), _gemm_operand(b, tb)
+        if op_a is None or op_b is None:
             return False
         m, k, flag_a, lda = op_a
-    if b.ndim == 2 and b.flags.c_contiguous:
-        r, c_b = b.shape
-        k_b, n, flag_b, ldb = (c_b, r, _TRANS, c_b) if tb else (r, c_b, _NO_TRANS, c_b)
-    else:
-        op_b = _gemm_operand(b, tb)
-        if op_b is None:
-            return False
         k_b, n, flag_b, ldb = op_b
     if k != k_b or c.shape != (m, n) or not (m and n and k):
         return False
