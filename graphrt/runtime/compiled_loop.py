@@ -575,15 +575,8 @@ class CompiledLoopRun(compiled_schedule.CompiledRun):
             self.outstanding -= 1
             self.completions += 1
             resume, self.waiting = self.waiting, False
-        if not resume:
-            return
-        deferred = getattr(ge._tls, "deferred", None)
-        if deferred is not None:
-            deferred.append(self)  # this thread runs it as soon as its own loop goes idle
-        elif self.ex.runner is None:
-            self.loop()
-        else:
-            self.ex.runner(self.loop)
+        if resume:
+            ge.resume(self)
 
     def _loop_on_stream(self, plan, done):
         # The loop's buffers: what one iteration frees, the next takes again (executor/reuse_pool.py)

@@ -360,6 +360,18 @@ CHEAP_RUN_NS = 200_000        # a partition whose kernels take less may run on a
 _tls = threading.local()      # .deferred: loops waiting for this thread to go idle
 
 
+def resume(run):
+    """Restarts `run`'s loop, which an asynchronous completion found stopped: on this thread
+    once its own loop goes idle (deferred), else here without a runner, else on the runner."""
+    deferred = getattr(_tls, "deferred", None)
+    if deferred is not None:
+        deferred.append(run)  # this thread runs it as soon as its own loop goes idle
+    elif run.ex.runner is None:
+        run.loop()
+    else:
+        run.ex.runner(run.loop)
+
+
 def note_cost(it, cost):
     """Keeps the least time a kernel took in the profiled runs: its steady cost. (The most, kept
     before, counted a first run's one-time work: Relu, ReluGrad and a softmax of 64x256 values
@@ -583,13 +595,7 @@ class _Run:
                 if self.running:
                     return
                 self.running = True
-            deferred = getattr(_tls, "deferred", None)
-            if deferred is not None:
-                deferred.append(self)  # this thread runs it as soon as its own loop goes idle
-            elif self.ex.runner is None:
-                self.loop()
-            else:
-                self.ex.runner(self.loop)
+            resume(self)
         try:
             it.fn(step, args, done)
         except Exception as exc:  # noqa: BLE001 - becomes the step's error
