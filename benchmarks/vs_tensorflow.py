@@ -23,6 +23,11 @@ The MLP cases also time their floor in the same rounds: the step written as
 plain numpy (`mlp_step.numpy_step`, the kernels graphrt runs), printed as
 `numpy_step_*`, its ratio to TensorFlow (`numpy_step_ratio_*`) and graphrt's
 to it (`graphrt_over_numpy_step`, the median of the per-round ratios).
+They run more rounds than the others (ROUNDS), and print the quartiles of
+graphrt's per-round time over TensorFlow's beside the ratio of medians: a
+single round strays far (see ROUNDS).
+
+    python benchmarks/vs_tensorflow.py [--tf-python PYTHON] [--cases NAME,NAME]
 """
 import os
 import subprocess
@@ -218,6 +223,11 @@ WARMUP = {"mlp_step": 30, "mlp_step_two_devices": 30}
 # Without the pause graphrt's BLAS threads slowed TensorFlow's MLP rounds from ~16 to ~25 ms, which
 # made graphrt's MLP look 0.6x TensorFlow; measured apart, the two are within ~10% of each other.
 SETTLE_S = {"mlp_step": 0.3, "mlp_step_two_devices": 0.3}
+# Rounds per case. An MLP round's time moved 12.5-17.3 ms on graphrt's side and 12.7-19.7 on TensorFlow's
+# within one run (2026-11-27, 23:40), round to round rather than in phases, so the median of 7 rounds
+# moved several percent from run to run; 15 rounds narrow that by a third, for ~30 s more.
+ROUNDS = {"mlp_step": 15, "mlp_step_two_devices": 15}
+DEFAULT_ROUNDS = 7
 DEFAULT_SETTLE_S = 0.05
 
 
@@ -245,9 +255,10 @@ def stop_tensorflow(proc):
         proc.wait(timeout=60)
 
 
-def compare(names, proc, rounds=7):
+def compare(names, proc, rounds=None):
     """Per case in `names`: graphrt's (and, with `proc`, TensorFlow's) median
-    wall and CPU time per unit in microseconds, and their ratios."""
+    wall and CPU time per unit in microseconds, and their ratios, over `rounds`
+    rounds (default: the case's entry in ROUNDS)."""
     import graphrt
     figures = {}
     for name in names:
@@ -265,7 +276,8 @@ def compare(names, proc, rounds=7):
             if floor is not None:
                 floor()
         samples = {"graphrt": [], "tensorflow": [], "numpy_step": []}
-        for _ in range(rounds):  # alternating, so load drifts hit both sides alike
+        n_rounds = rounds or ROUNDS.get(name, DEFAULT_ROUNDS)
+        for _ in range(n_rounds):  # alternating, so load drifts hit both sides alike
             time.sleep(settle)
             samples["graphrt"].append(_local_time(fn, per, calls))
             if remote is not None:
@@ -278,7 +290,7 @@ def compare(names, proc, rounds=7):
         if remote is not None:
             remote.close()
         unit = "us_per_iteration" if name == "while_loop" else "us_per_run"
-        case = {}
+        case = {"rounds": n_rounds}
         for k, kind in enumerate(("wall", "cpu")):
             med = {side: float(np.median([x[k] for x in s])) for side, s in samples.items() if s}
             case.update({f"{side}_{kind}_{unit}": round(m * 1e6, 2) for side, m in med.items()})
@@ -289,18 +301,28 @@ def compare(names, proc, rounds=7):
         if floor is not None:
             per_round = [g[0] / f[0] for g, f in zip(samples["graphrt"], samples["numpy_step"])]
             case["graphrt_over_numpy_step"] = round(float(np.median(per_round)), 3)
+        if remote is not None and name in ROUNDS:
+            # how far single rounds stray: the quartiles of graphrt's per-round time over TensorFlow's
+            per_round = [g[0] / t[0] for g, t in zip(samples["graphrt"], samples["tensorflow"])]
+            case["ratio_wall_per_round_quartiles"] = [round(float(q), 3) for q in np.percentile(per_round, [25, 75])]
         figures[name] = case
     return figures
 
 
 def main():
+    names = list(CASES)
+    if "--cases" in sys.argv:
+        names = sys.argv[sys.argv.index("--cases") + 1].split(",")
+        unknown = [n for n in names if n not in CASES]
+        if unknown:
+            sys.exit(f"unknown case(s) {', '.join(unknown)}; the cases are {', '.join(CASES)}")
     proc = start_tensorflow(sys.argv)
     try:
-        figures = compare(CASES, proc)
+        figures = compare(names, proc)
     finally:
         stop_tensorflow(proc)
     emit("vs_tensorflow", figures, tensorflow=proc is not None, load_average_1min=round(os.getloadavg()[0], 1),
-         note="median of 7 alternating rounds with a pause before each (so neither side's spinning pool "
+         note="median of each case's alternating rounds (`rounds`) with a pause before each (so neither side's spinning pool "
               "threads run in the other's round), TensorFlow in its own process; ratio = graphrt / TensorFlow; "
               "cpu = process CPU time of all threads, wall = elapsed")
 

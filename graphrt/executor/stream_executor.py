@@ -97,6 +97,7 @@ class StreamExecutor:
         self._default_streams = None
         self._stream_numbers = itertools.count(1)
         self._shut_down = False
+        self.plain_copies = self._plain_copies()  # options do not change once an executor exists
 
     # -- memory ---------------------------------------------------------
 
@@ -342,6 +343,8 @@ class StreamExecutor:
             where = stream.name if stream is not None else self.name
             raise errors.InvalidArgumentError(
                 f"{where}: {role} {memory!r} is on {memory.device}, not on {self.name}", device=self.name)
+        if memory.size >= nbytes and self.allocator.is_live(memory.opaque, memory._alloc_id):
+            return  # (on every copy enqueued: _check_live only for its errors)
         self._check_live(memory, nbytes, f"{stream.name if stream is not None else self.name}: {role}")
 
     def _check_peer_memory(self, memory, nbytes, stream, role):
@@ -374,6 +377,13 @@ class StreamExecutor:
 
     def _check_host_access(self, memory):
         """Raise if the calling thread may not read device memory directly."""
+
+    def _plain_copies(self):
+        """True when a copy to, from or within this device is nothing but `np.copyto` between
+        views of host-addressable memory (no cost model, no device queue): a stream then hands
+        its worker the copy itself, views made when it was enqueued (Stream.then_memcpy_*).
+        Asked once, when the executor is made (`plain_copies`)."""
+        return False
 
     def _copy_h2d(self, stream, memory, host):
         raise NotImplementedError

@@ -59,6 +59,33 @@ def test_peer_copy_between_sim_devices(sim):
     np.testing.assert_array_equal(out, host)
 
 
+def test_plain_copies_copy_views_made_at_enqueue_and_keep_their_tensors_alive(sim):
+    a, b = sim.executor(0), sim.executor(1)
+    modelled = SimPlatform().create_executor(0, SimOptions(memory_bytes=1 << 20, kernel_launch_latency=1e-4))
+    try:
+        assert a.plain_copies and not modelled.plain_copies  # a modelled kernel waits for the copies before it
+    finally:
+        modelled.shutdown()
+    host = np.arange(24, dtype=np.float32).reshape(4, 6)[:, ::2]  # not contiguous
+    gate, started = threading.Event(), threading.Event()
+    stream = a.compute_stream
+    stream.then_launch(lambda: (started.set(), gate.wait(WAIT)))
+    tensor = DeviceTensor.empty(a, host.shape, host.dtype)
+    offset = tensor.memory.opaque
+    stream.then_memcpy_h2d(tensor, host)
+    peer = DeviceTensor.empty(b, host.shape, host.dtype)
+    stream.then_memcpy_d2d(peer, tensor)
+    del tensor  # only the queued copies hold it now
+    assert started.wait(WAIT)
+    assert a.allocator.is_live(offset), "a queued copy's destination was freed before the copy ran"
+    gate.set()
+    stream.block_host_until_done(WAIT)
+    assert not a.allocator.is_live(offset)  # freed once the copies that held it have run
+    out = np.zeros((3, 4), np.float32).T  # a non-contiguous destination too
+    b.d2h_stream.then_memcpy_d2h(out, peer).block_host_until_done(WAIT)
+    np.testing.assert_array_equal(out, host)
+
+
 def test_device_to_device_copies_stay_within_one_platform(sim):
     host_platform = HostPlatform()
     host_executor = host_platform.create_executor(0)

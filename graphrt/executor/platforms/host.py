@@ -52,6 +52,9 @@ class HostExecutor(StreamExecutor):
         nbytes = math.prod(shape) * dtype.itemsize
         return self._device_bytes(memory)[:nbytes].view(dtype).reshape(shape)
 
+    def _plain_copies(self):
+        return True
+
     def _copy_h2d(self, stream, memory, host):
         np.copyto(self._device_view(memory, host.dtype, host.shape), host)
 

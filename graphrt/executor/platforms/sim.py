@@ -130,6 +130,10 @@ class SimExecutor(HostExecutor):
                 f"Copy it to the host (Stream.then_memcpy_d2h) or read it in a kernel launched on one of "
                 f"{self.name}'s streams (Stream.then_launch).", device=self.name)
 
+    def _plain_copies(self):
+        # a modelled copy sleeps, and a modelled kernel starts after the copies before it (ready_floor)
+        return not self.options.models_costs
+
     def _copy_h2d(self, stream, memory, host):
         start = time.perf_counter()
         super()._copy_h2d(stream, memory, host)
