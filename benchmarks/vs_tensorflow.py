@@ -322,8 +322,9 @@ def main():
     finally:
         stop_tensorflow(proc)
     emit("vs_tensorflow", figures, tensorflow=proc is not None, load_average_1min=round(os.getloadavg()[0], 1),
-         note="median of each case's alternating rounds (`rounds`) with a pause before each (so neither side's spinning pool "
-              "threads run in the other's round), TensorFlow in its own process; ratio = graphrt / TensorFlow; "
+         note="median of each case's alternating rounds (`rounds`) with a pause before each (so neither "
+              "side's spinning pool threads run in the other's round), TensorFlow in its own process; "
+              "ratio = graphrt / TensorFlow; "
               "cpu = process CPU time of all threads, wall = elapsed")
 
 

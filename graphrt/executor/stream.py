@@ -123,11 +123,8 @@ class Stream:
         host = np.asarray(host_array)
         if host.nbytes == 0:
             return self._check_ok()
-        mem = dst.memory if type(dst) is DeviceTensor else memory_of(dst, self, "destination")
+        mem = self._checked_memory(dst, host, "destination")
         ex = self.executor
-        if host.dtype.kind not in DMA_SAFE_KINDS:
-            check_dma_safe(host.dtype, device=ex.name)
-        ex._check_memory(mem, host.nbytes, self, "destination")
         if ex.plain_copies:
             # np.copyto itself, its views made here: the worker then makes no Python call per copy
             # (through _run_h2d's six a sim copy of 1 MiB took ~8 us more than np.copyto's ~50)
@@ -146,15 +143,21 @@ class Stream:
         if not host_array.flags.writeable:
             raise errors.InvalidArgumentError(f"{self.name}: then_memcpy_d2h destination array is read-only",
                                               device=self.executor.name)
-        mem = src.memory if type(src) is DeviceTensor else memory_of(src, self, "source")
+        mem = self._checked_memory(src, host_array, "source")
         ex = self.executor
-        if host_array.dtype.kind not in DMA_SAFE_KINDS:
-            check_dma_safe(host_array.dtype, device=ex.name)
-        ex._check_memory(mem, host_array.nbytes, self, "source")
         if ex.plain_copies:
             return self._enqueue((np.copyto, (host_array, ex._device_view(mem, host_array.dtype, host_array.shape)),
                                   None, "memcpy d2h", src))
         return self._enqueue((self._run_d2h, (host_array, src), None, "memcpy d2h", None))
+
+    def _checked_memory(self, x, host, role):
+        """The DeviceMemory of `x` (DeviceMemory or DeviceTensor) for a copy to or from `host`, once
+        `host`'s dtype is DMA-safe and the memory this device's, live and large enough."""
+        mem = x.memory if type(x) is DeviceTensor else memory_of(x, self, role)
+        if host.dtype.kind not in DMA_SAFE_KINDS:
+            check_dma_safe(host.dtype, device=self.executor.name)
+        self.executor._check_memory(mem, host.nbytes, self, role)
+        return mem
 
     def then_memcpy_d2d(self, dst, src, nbytes=None):
         """Copies `nbytes` (default: all of `src`) from `src` to `dst`.
