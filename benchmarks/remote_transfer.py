@@ -29,6 +29,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+from _util import cpu_model  # noqa: E402
 
 SIZES = [4, 64 << 10, 1 << 20, 16 << 20, 64 << 20]
 REFERENCE = {"tensorflow_grpc": {"1MiB_MBps": 625, "4B_latency_us": 1200}, "raw_pyzmq_note": "~3.2 GB/s"}
@@ -236,7 +238,7 @@ def main(argv=None):
         raw.close(0)
         zctx.term()
     out = {"benchmark": "remote_transfer", "python": sys.version.split()[0], "numpy": np.__version__,
-           "zmq": zmq.zmq_version(), "pyzmq": zmq.__version__, "cpus": os.cpu_count(),
+           "zmq": zmq.zmq_version(), "pyzmq": zmq.__version__, "cpus": os.cpu_count(), "cpu": cpu_model(),
            "what": "one RecvTensor pull of a tensor already sent on the other process vs a raw pyzmq "
                    "DEALER/ROUTER round trip returning the same bytes; `spun_share`: of the timed pulls, "
                    "the share whose wait spun before it slept (graphrt/distributed/spin_policy.py); "

@@ -23,6 +23,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from graphrt.executor import SimOptions  # noqa: E402
 from graphrt.executor.platforms.sim import SimPlatform  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _util import cpu_model  # noqa: E402
+
 MiB = 1 << 20
 SIZES_MIB = (1, 16, 64)
 TRIALS = 15
@@ -111,6 +114,7 @@ def main():
     try:
         results = {
             "benchmark": "sim_copy",
+            "cpu": cpu_model(),
             "sizes": [measure_size(executor, size * MiB) for size in SIZES_MIB],
             **stream_overheads(executor),
         }
