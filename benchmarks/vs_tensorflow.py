@@ -224,7 +224,7 @@ WARMUP = {"mlp_step": 30, "mlp_step_two_devices": 30}
 # made graphrt's MLP look 0.6x TensorFlow; measured apart, the two are within ~10% of each other.
 SETTLE_S = {"mlp_step": 0.3, "mlp_step_two_devices": 0.3}
 # Rounds per case. An MLP round's time moved 12.5-17.3 ms on graphrt's side and 12.7-19.7 on TensorFlow's
-# within one run (2026-11-27, 23:40), round to round rather than in phases, so the median of 7 rounds
+# within one run (2026-11-27, 23:03), round to round rather than in phases, so the median of 7 rounds
 # moved several percent from run to run; 15 rounds narrow that by a third, for ~30 s more.
 ROUNDS = {"mlp_step": 15, "mlp_step_two_devices": 15}
 DEFAULT_ROUNDS = 7
