@@ -17,12 +17,19 @@ one CPU device of a value received from another), `chain` (1,000 dependent scala
 graph), `while_loop` (per iteration of a 10,000-iteration scalar loop),
 `mlp_step` (784-1024-1024-10, batch 256, one SGD step on one device),
 `mlp_step_two_devices` (the same, its layers alternating over two CPU
-devices, gradients colocated with their ops).
+devices, gradients colocated with their ops), `mlp_matmuls` (the step's
+eight matmuls alone, one after another).
 
-The MLP cases also time their floor in the same rounds: the step written as
+The MLP cases also time their floors in the same rounds: the step written as
 plain numpy (`mlp_step.numpy_step`, the kernels graphrt runs), printed as
 `numpy_step_*`, its ratio to TensorFlow (`numpy_step_ratio_*`) and graphrt's
-to it (`graphrt_over_numpy_step`, the median of the per-round ratios).
+to it (`graphrt_over_numpy_step`, the median of the per-round ratios); and
+numpy doing the step's eight matmuls alone (`mlp_step.numpy_matmuls`),
+printed as `numpy_matmuls_*`. Where `numpy_matmuls_ratio_wall` is above
+0.9, a runtime built on numpy would need its whole step to take less than
+numpy's BLAS takes for those matmuls alone to be 0.9x TensorFlow's.
+`mlp_matmuls` times the same floor against TensorFlow's own eight matmuls:
+how fast numpy's BLAS is against TensorFlow's matrix library on this CPU.
 They run more rounds than the others (ROUNDS), and print the quartiles of
 graphrt's per-round time over TensorFlow's beside the ratio of medians: a
 single round strays far (see ROUNDS).
@@ -194,16 +201,58 @@ def _mlp(tf, devices):
     sess.run(init)
     feed = {x: rng.rand(batch, sizes[0]).astype(np.float32), y: rng.randint(0, 10, batch).astype(np.int64)}
 
-    def numpy_floor():
+    def numpy_step():
         # The same step in plain numpy from this session's weights, checked against one of the session's
         # steps (imported here: mlp_step imports graphrt, which TensorFlow's process must not).
         import mlp_step
         return mlp_step.checked_numpy_step(sess, train, variables, feed)
-    return sess, (lambda: sess.run(train, feed)), 1, numpy_floor
+
+    def numpy_matmuls():
+        import mlp_step
+        return mlp_step.numpy_matmuls()
+    return sess, (lambda: sess.run(train, feed)), 1, {"numpy_step": numpy_step, "numpy_matmuls": numpy_matmuls}
 
 
 def mlp_step(tf):
     return _mlp(tf, ["/cpu:0"])
+
+
+def mlp_matmuls(tf):
+    """The MLP step's eight matmuls alone (mlp_step.numpy_matmuls' shapes: each layer's forward
+    product, weight gradient and, past the first, input gradient), one after another, nothing
+    fetched: what each runtime's matrix library gives for the shapes that take most of the step."""
+    sizes, batch = [784, 1024, 1024, 10], 256
+    rng = np.random.RandomState(0)
+    g = tf.Graph()
+    with g.as_default():
+        def var(*shape):  # variables, not constants: nothing for constant folding to compute once
+            return tf.Variable(rng.rand(*shape).astype(np.float32))
+        ws = [var(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
+        xs = [var(batch, a) for a in sizes[:-1]]
+        gs = [var(batch, b) for b in sizes[1:]]
+        products = [lambda x=x, w=w: tf.matmul(x, w) for x, w in zip(xs, ws)]
+        for i, (x, w, g_out) in enumerate(zip(xs, ws, gs)):
+            products.append(lambda x=x, g_out=g_out: tf.matmul(x, g_out, transpose_a=True))
+            if i:
+                products.append(lambda w=w, g_out=g_out: tf.matmul(g_out, w, transpose_b=True))
+        # One element of each product is fetched: TensorFlow's graph optimizer turns a node that only
+        # feeds control edges into a NoOp, so a group of the products would time nothing. The element
+        # is summed out of its product right after it, and the next product waits for that sum
+        # (TensorFlow would run them side by side): each product is then freed before the next, as
+        # numpy's are.
+        picked = []
+        for make in products:
+            with tf.control_dependencies(picked[-1:]):
+                picked.append(tf.reduce_sum(make()[:1, :1]))
+        done = tf.add_n(picked)
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=g)
+    sess.run(init)
+
+    def numpy_matmuls():
+        import mlp_step
+        return mlp_step.numpy_matmuls()
+    return sess, (lambda: sess.run(done)), 1, {"numpy_matmuls": numpy_matmuls}
 
 
 def mlp_step_two_devices(tf):
@@ -212,21 +261,22 @@ def mlp_step_two_devices(tf):
 
 CASES = {"wide": (wide, 20), "wide_distinct": (wide_distinct, 10), "chain": (chain, 20),
          "chain_two_devices": (chain_two_devices, 10), "tiny": (tiny, 500), "while_loop": (while_loop, 1),
-         "mlp_step": (mlp_step, 20), "mlp_step_two_devices": (mlp_step_two_devices, 20)}
+         "mlp_step": (mlp_step, 20), "mlp_step_two_devices": (mlp_step_two_devices, 20),
+         "mlp_matmuls": (mlp_matmuls, 20)}
 # The MLP rounds are 20 steps: each side's first step after the other's round runs on cold caches.
 # Calls before timing, on both sides. The MLP steps get more: graphrt's BLAS team size is chosen by
 # measuring both sizes (ops/blas.ThreadChooser, first at its 64th BLAS call, about the 7th step), and
 # 35 timed steps would otherwise time mostly the untried starting choice.
-WARMUP = {"mlp_step": 30, "mlp_step_two_devices": 30}
+WARMUP = {"mlp_step": 30, "mlp_step_two_devices": 30, "mlp_matmuls": 30}
 # Seconds of quiet before each side's round: a thread pool's threads spin for a while after their last
 # task before they sleep (OpenBLAS's for up to ~0.1 s), and would run during the other side's round.
 # Without the pause graphrt's BLAS threads slowed TensorFlow's MLP rounds from ~16 to ~25 ms, which
 # made graphrt's MLP look 0.6x TensorFlow; measured apart, the two are within ~10% of each other.
-SETTLE_S = {"mlp_step": 0.3, "mlp_step_two_devices": 0.3}
+SETTLE_S = {"mlp_step": 0.3, "mlp_step_two_devices": 0.3, "mlp_matmuls": 0.3}
 # Rounds per case. An MLP round's time moved 12.5-17.3 ms on graphrt's side and 12.7-19.7 on TensorFlow's
 # within one run (2026-11-27, 23:03), round to round rather than in phases, so the median of 7 rounds
 # moved several percent from run to run; 15 rounds narrow that by a third, for ~30 s more.
-ROUNDS = {"mlp_step": 15, "mlp_step_two_devices": 15}
+ROUNDS = {"mlp_step": 15, "mlp_step_two_devices": 15, "mlp_matmuls": 15}
 DEFAULT_ROUNDS = 7
 DEFAULT_SETTLE_S = 0.05
 
@@ -269,13 +319,13 @@ def compare(names, proc, rounds=None):
         remote = _Remote(proc, name) if proc else None
         settle = SETTLE_S.get(name, DEFAULT_SETTLE_S) if remote is not None else 0.0
         time.sleep(settle)
-        sess, fn, per, *floor = build(graphrt)
-        floor = floor[0]() if floor else None
+        sess, fn, per, *floors = build(graphrt)
+        floors = {floor: make() for floor, make in (floors[0] if floors else {}).items()}
         for _ in range(WARMUP.get(name, 2)):
             fn()
-            if floor is not None:
+            for floor in floors.values():
                 floor()
-        samples = {"graphrt": [], "tensorflow": [], "numpy_step": []}
+        samples = {"graphrt": [], "tensorflow": [], **{floor: [] for floor in floors}}
         n_rounds = rounds or ROUNDS.get(name, DEFAULT_ROUNDS)
         for _ in range(n_rounds):  # alternating, so load drifts hit both sides alike
             time.sleep(settle)
@@ -283,9 +333,9 @@ def compare(names, proc, rounds=None):
             if remote is not None:
                 time.sleep(settle)
                 samples["tensorflow"].append(remote.time(calls))
-            if floor is not None:
+            for floor, floor_fn in floors.items():
                 time.sleep(settle)
-                samples["numpy_step"].append(_local_time(floor, per, calls))
+                samples[floor].append(_local_time(floor_fn, per, calls))
         sess.close()
         if remote is not None:
             remote.close()
@@ -296,11 +346,11 @@ def compare(names, proc, rounds=None):
             case.update({f"{side}_{kind}_{unit}": round(m * 1e6, 2) for side, m in med.items()})
             if remote is not None:
                 case[f"ratio_{kind}"] = round(med["graphrt"] / med["tensorflow"], 3)
-                if floor is not None:
-                    case[f"numpy_step_ratio_{kind}"] = round(med["numpy_step"] / med["tensorflow"], 3)
-        if floor is not None:
-            per_round = [g[0] / f[0] for g, f in zip(samples["graphrt"], samples["numpy_step"])]
-            case["graphrt_over_numpy_step"] = round(float(np.median(per_round)), 3)
+                for floor in floors:
+                    case[f"{floor}_ratio_{kind}"] = round(med[floor] / med["tensorflow"], 3)
+        for floor in floors:
+            per_round = [g[0] / f[0] for g, f in zip(samples["graphrt"], samples[floor])]
+            case[f"graphrt_over_{floor}"] = round(float(np.median(per_round)), 3)
         if remote is not None and name in ROUNDS:
             # how far single rounds stray: the quartiles of graphrt's per-round time over TensorFlow's
             per_round = [g[0] / t[0] for g, t in zip(samples["graphrt"], samples["tensorflow"])]
