@@ -176,9 +176,19 @@ def while_loop(tf):
     return sess, (lambda: sess.run([i, a], feed)), LOOP
 
 
+MLP_SIZES, MLP_BATCH = [784, 1024, 1024, 10], 256  # mlp_step.py's (which TensorFlow's process cannot import)
+
+
+def _numpy_matmuls():
+    """The MLP cases' second floor: numpy doing the step's eight matmuls (imported here: mlp_step
+    imports graphrt, which TensorFlow's process must not)."""
+    import mlp_step
+    return mlp_step.numpy_matmuls()
+
+
 def _mlp(tf, devices):
     """784-1024-1024-10, batch 256, one SGD step; layer i on devices[i % len(devices)]."""
-    sizes, batch = [784, 1024, 1024, 10], 256
+    sizes, batch = MLP_SIZES, MLP_BATCH
     rng = np.random.RandomState(0)
     g = tf.Graph()
     with g.as_default():
@@ -203,14 +213,10 @@ def _mlp(tf, devices):
 
     def numpy_step():
         # The same step in plain numpy from this session's weights, checked against one of the session's
-        # steps (imported here: mlp_step imports graphrt, which TensorFlow's process must not).
+        # steps (imported here, as in _numpy_matmuls).
         import mlp_step
         return mlp_step.checked_numpy_step(sess, train, variables, feed)
-
-    def numpy_matmuls():
-        import mlp_step
-        return mlp_step.numpy_matmuls()
-    return sess, (lambda: sess.run(train, feed)), 1, {"numpy_step": numpy_step, "numpy_matmuls": numpy_matmuls}
+    return sess, (lambda: sess.run(train, feed)), 1, {"numpy_step": numpy_step, "numpy_matmuls": _numpy_matmuls}
 
 
 def mlp_step(tf):
@@ -219,9 +225,9 @@ def mlp_step(tf):
 
 def mlp_matmuls(tf):
     """The MLP step's eight matmuls alone (mlp_step.numpy_matmuls' shapes: each layer's forward
-    product, weight gradient and, past the first, input gradient), one after another, nothing
-    fetched: what each runtime's matrix library gives for the shapes that take most of the step."""
-    sizes, batch = [784, 1024, 1024, 10], 256
+    product, weight gradient and, past the first, input gradient), one after another: what each
+    runtime's matrix library gives for the shapes that take most of the step."""
+    sizes, batch = MLP_SIZES, MLP_BATCH
     rng = np.random.RandomState(0)
     g = tf.Graph()
     with g.as_default():
@@ -248,11 +254,7 @@ def mlp_matmuls(tf):
         init = tf.global_variables_initializer()
     sess = tf.Session(graph=g)
     sess.run(init)
-
-    def numpy_matmuls():
-        import mlp_step
-        return mlp_step.numpy_matmuls()
-    return sess, (lambda: sess.run(done)), 1, {"numpy_matmuls": numpy_matmuls}
+    return sess, (lambda: sess.run(done)), 1, {"numpy_matmuls": _numpy_matmuls}
 
 
 def mlp_step_two_devices(tf):
@@ -319,12 +321,13 @@ def compare(names, proc, rounds=None):
         remote = _Remote(proc, name) if proc else None
         settle = SETTLE_S.get(name, DEFAULT_SETTLE_S) if remote is not None else 0.0
         time.sleep(settle)
-        sess, fn, per, *floors = build(graphrt)
-        floors = {floor: make() for floor, make in (floors[0] if floors else {}).items()}
+        # a case with floors names them: {name: a function making the floor's step}
+        sess, fn, per, *makers = build(graphrt)
+        floors = {floor: make() for floor, make in (makers[0] if makers else {}).items()}
         for _ in range(WARMUP.get(name, 2)):
             fn()
-            for floor in floors.values():
-                floor()
+            for floor_fn in floors.values():
+                floor_fn()
         samples = {"graphrt": [], "tensorflow": [], **{floor: [] for floor in floors}}
         n_rounds = rounds or ROUNDS.get(name, DEFAULT_ROUNDS)
         for _ in range(n_rounds):  # alternating, so load drifts hit both sides alike
