@@ -15,6 +15,8 @@ Type expressions in input/output specs:
 """
 import re
 
+import numpy as np
+
 from .. import errors
 from . import dtypes as dtypes_lib
 from .tensor_shape import TensorShape, as_shape
@@ -63,6 +65,14 @@ class ArgDef:
         return f"{self.name}: {self.number_attr + ' * ' if self.number_attr else ''}{t}"
 
 
+def _float_attr(value):
+    """A float attr as TF holds it: AttrValue's `f` is 32-bit, so `leaky_relu(x, 0.2)` on float64
+    scales by 0.20000000298..., and `get_attr` returns that too."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(float(np.float32(v)) for v in value)
+    return float(np.float32(value))
+
+
 class OpDef:
     """The device-independent contract of one op type."""
 
@@ -91,6 +101,10 @@ class OpDef:
                 if default is REQUIRED:
                     raise ValueError(f"Op '{node_name}' of type {self.name} is missing required attr '{key}'")
                 out[key] = default
+        for key, value in out.items():
+            if isinstance(value, (float, np.floating)) or (
+                    isinstance(value, (list, tuple)) and any(isinstance(v, (float, np.floating)) for v in value)):
+                out[key] = _float_attr(value)
         for key, allowed in self.allowed_types.items():
             dt = out.get(key)
             if isinstance(dt, (list, tuple)):

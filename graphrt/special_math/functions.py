@@ -134,8 +134,10 @@ def zeta(x, q):
     x_int = x == np.floor(x)
     q_int = q == np.floor(q)
     with np.errstate(invalid="ignore"):
-        even = x_int & (np.fmod(x, 2.0) == 0)
-    pole = (x == 1.0) | ((q <= 0) & q_int & even)
+        # Eigen's `long(x) % 2` is 0 for x past 2**63 and for inf, as x86 converts them
+        even = x_int & ((np.fmod(x, 2.0) == 0) | (np.abs(x) >= 2.0 ** 63))
+    # x < 1 is NaN before any pole but x == 1's, as Eigen checks them
+    pole = (x == 1.0) | ((x > 1.0) & (q <= 0) & q_int & even)
     nan |= (q <= 0) & ~pole & (q_int | ~x_int)
     zero = ~nan & ~pole & (np.isposinf(q) | np.isposinf(x) & (q > 1))
     one = ~nan & ~pole & np.isposinf(x) & (q == 1)
@@ -187,7 +189,7 @@ def _hurwitz(x, q):
 def polygamma(n, x):
     n, x = _f64(n, x)
     out = np.full(x.shape, np.nan)
-    valid = (n >= 0) & (n == np.floor(n)) & np.isfinite(n)
+    valid = (n >= 0) & (n == np.floor(n))  # +inf counts as an integer, as in Eigen
     d = valid & (n == 0)
     if d.any():
         out[d] = digamma(x[d])
@@ -195,7 +197,8 @@ def polygamma(n, x):
     if z.any():
         nn, xx = n[z], x[z]
         with np.errstate(over="ignore", invalid="ignore"):
-            sign = np.where(np.fmod(nn, 2.0) == 1.0, 1.0, -1.0)  # (-1)^(n+1)
+            # (-1)^(n+1) as Eigen takes it, by pow: n + 1 rounds to n past 2**53, and pow(-1, inf) is 1
+            sign = np.power(-1.0, nn + 1.0)
             out[z] = sign * np.exp(lgamma(nn + 1.0)) * zeta(nn + 1.0, xx)
     return out
 

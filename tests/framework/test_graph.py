@@ -34,6 +34,24 @@ def test_operations_in_creation_order_with_inputs_and_outputs(graph):
     assert x.graph is graph and y.op.graph is graph
 
 
+
+def test_float_attrs_are_32_bit_as_tensorflow_holds_them(graph):
+    # TensorFlow 2.21 gave these: AttrValue's `f` is a float, so the attr and the float64
+    # kernel both see 0.2 rounded to float32.
+    x = tf.constant([-1.0, 2.0], tf.float64)
+    leaky = tf.nn.leaky_relu(x, 0.2)
+    lrn = tf.nn.lrn(tf.ones([1, 2, 2, 3]), alpha=0.1, beta=0.3, bias=1.1)
+    box = tf.image.sample_distorted_bounding_box(
+        [2, 2, 3], tf.zeros([1, 1, 4]), area_range=[0.5, 1], min_object_covered=0.1)
+    assert leaky.op.get_attr("alpha") == 0.20000000298023224
+    assert lrn.op.get_attr("alpha") == 0.10000000149011612
+    assert lrn.op.get_attr("beta") == 0.30000001192092896
+    assert lrn.op.get_attr("bias") == 1.100000023841858
+    assert list(box[0].op.get_attr("area_range")) == [0.5, 1.0]
+    assert all(type(v) is float for v in box[0].op.get_attr("area_range"))
+    with tf.Session(graph=graph) as sess:
+        np.testing.assert_array_equal(sess.run(leaky), [-0.20000000298023224, 2.0])
+
 def test_str_graph_is_one_readable_line_per_op(graph):
     _mlp(graph)
     lines = str(graph).splitlines()

@@ -84,6 +84,20 @@ def test_zeta_domain():
     np.testing.assert_array_equal(got, [np.inf, np.nan, np.inf, np.inf, np.nan, np.nan, 0.0])
 
 
+def test_zeta_and_polygamma_edges_as_tensorflow_gives_them():
+    # TensorFlow 2.21's values: x < 1 is NaN before the poles of q <= 0; inf and orders past 2**53
+    # count as even integers, and n! * zeta(n + 1, x) overflows to inf with a positive sign.
+    inf, nan = np.inf, np.nan
+    x = np.array([0.0, -0.0, 0.0, 0.5, 0.5, -3.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, inf, inf, inf])
+    q = np.array([0.0, 0.0, -1.0, -2.0, 1.0, 2.0, nan, -1.0, -2.0, -1.0, -2.5, -3.0, 1.0, 2.0, 0.5])
+    np.testing.assert_allclose(F.zeta(x, q), [nan, nan, nan, nan, nan, nan, inf, inf, inf, inf, 9.539246644989124,
+                                              nan, 1.0, 0.0, inf], rtol=1e-15)
+    n = np.array([inf, inf, inf, inf, inf, 1e30, 1e30, 3e30, 2.0, 3.0, 1.0, -1.0, inf, 5.0])
+    x = np.array([0.0, 1.0, 0.5, 1.5, -0.5, 1.0, -0.5, 2.0, -2.5, 0.0, -3.0, 1.0, nan, inf])
+    np.testing.assert_allclose(F.polygamma(n, x), [inf, inf, inf, nan, inf, inf, inf, nan, -0.1082040516417282,
+                                                   inf, inf, nan, nan, 0.0], rtol=1e-14)
+
+
 def test_polygamma_relations():
     rng = np.random.RandomState(5)
     x = rng.uniform(0.05, 50, 2000)
