@@ -165,14 +165,14 @@ class ShapeContext:
         return self.op._attrs[name]
 
     def constant(self, i):
-        """The input's value if it is known at graph-build time, else None."""
-        from .constant_value import constant_value
-        return constant_value(self.op.inputs[i])
+        """The input's value if shape inference can know it at graph-build time, else None."""
+        from .constant_value import inferred_value
+        return inferred_value(self.op.inputs[i])
 
     def constant_shape(self, i):
         """The input read as a shape vector, with unknown entries as None (TF's partial shape)."""
-        from .constant_value import constant_value_as_shape
-        return constant_value_as_shape(self.op.inputs[i])
+        from .constant_value import inferred_shape
+        return inferred_shape(self.op.inputs[i])
 
     @property
     def num_inputs(self):

@@ -4,6 +4,7 @@ extra_ops.py."""
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.op_builder import apply_op, convert_to_tensor
+from ..framework.tensor_shape import TensorShape
 
 _NEG_INF = float("-inf")
 
@@ -61,7 +62,11 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
                       name="NonMaxSuppressionV4", pad_to_max_output_size=True)
         indices, valid = op.outputs
         if not pad_to_max_output_size:
-            indices = indices[:valid]
+            # TF counts the valid boxes in a while loop, which shape inference never evaluates: the
+            # slice's length stays unknown here too, however constant the boxes
+            end = apply_op("PlaceholderWithDefault", [valid], name="num_valid", dtype=dtypes.int32,
+                           shape=TensorShape([])).outputs[0]
+            indices = indices[:end]
         return indices, valid
 
 

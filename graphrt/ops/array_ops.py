@@ -195,7 +195,7 @@ def _tile_shape(ctx):
     mult = [int(m) for m in np.asarray(mult).ravel()]
     if len(mult) != shape.ndims:
         raise ValueError(f"Shape must be rank {shape.ndims} but is rank {len(mult)}")
-    return TensorShape([None if d is None else d * m for d, m in zip(shape.as_list(), mult)])
+    return TensorShape([0 if m == 0 else None if d is None else d * m for d, m in zip(shape.as_list(), mult)])
 
 
 register_op("Tile", ["input: T", "multiples: Tmultiples"], ["output: T"], attrs={"Tmultiples": dtypes.int32},
@@ -237,13 +237,20 @@ register_op("ConcatV2", ["values: N * T", "axis: Tidx"], ["output: T"], attrs={"
             shape_fn=_concat_shape, allowed_types={"Tidx": INDEX})
 
 
+def _split_axis(axis, rank):
+    a = int(axis)
+    if not -rank <= a < rank:
+        raise ValueError(f"Dimension size, given by scalar input {a} must be in range [{-rank}, {rank})")
+    return a % rank
+
+
 def _split_shape(ctx):
     n = ctx.attr("num_split")
     axis = ctx.constant(0)
     shape = ctx.shape(1)
     if shape.ndims is None or axis is None:
         return [unknown_shape(shape.ndims)] * n
-    a = int(axis) % shape.ndims
+    a = _split_axis(axis, shape.ndims)
     dims = shape.as_list()
     if dims[a] is not None and dims[a] % n:
         raise ValueError(f"Dimension size must be evenly divisible by {n} but is {dims[a]}")
@@ -262,7 +269,7 @@ def _splitv_shape(ctx):
     axis = ctx.constant(2)
     if shape.ndims is None or axis is None:
         return [unknown_shape(shape.ndims)] * n
-    a = int(axis) % shape.ndims
+    a = _split_axis(axis, shape.ndims)
     out = []
     for i in range(n):
         dims = shape.as_list()
@@ -503,8 +510,21 @@ register_op("Pad", ["input: T", "paddings: Tpaddings"], ["output: T"], attrs={"T
             shape_fn=_pad_shape, allowed_types={"Tpaddings": INDEX})
 register_op("PadV2", ["input: T", "paddings: Tpaddings", "constant_values: T"], ["output: T"],
             attrs={"Tpaddings": dtypes.int32}, shape_fn=_pad_shape, allowed_types={"Tpaddings": INDEX})
+def _reverse_shape(ctx):
+    shape, axes = ctx.shape(0), ctx.constant(1)
+    if shape.ndims is not None and axes is not None:
+        seen = set()
+        for i, a in enumerate(int(x) for x in np.asarray(axes).ravel()):
+            if not -shape.ndims <= a < shape.ndims:
+                raise ValueError(f"'axis'[{i}] = {a} is out of valid range [0, {shape.ndims - 1}]")
+            if a % shape.ndims in seen:
+                raise ValueError(f"axis {a % shape.ndims} specified more than once.")
+            seen.add(a % shape.ndims)
+    return shape
+
+
 register_op("ReverseV2", ["tensor: T", "axis: Tidx"], ["output: T"], attrs={"Tidx": dtypes.int32},
-            shape_fn=shape_fns.unchanged, allowed_types={"Tidx": INDEX})
+            shape_fn=_reverse_shape, allowed_types={"Tidx": INDEX})
 register_op("MirrorPad", ["input: T", "paddings: Tpaddings"], ["output: T"],
             attrs={"Tpaddings": dtypes.int32, "mode": None}, shape_fn=_pad_shape, allowed_types={"Tpaddings": INDEX})
 

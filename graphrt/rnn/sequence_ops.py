@@ -8,6 +8,7 @@ from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.op_builder import apply_op, convert_to_tensor
 from ..framework.registry import REQUIRED, register_gradient, register_kernel, register_op
+from ..framework.tensor_shape import TensorShape
 from ..ops.math_kernels import ALL_DEVICES
 
 
@@ -25,6 +26,10 @@ def _reverse_sequence_shape(ctx):
         batch, n = shape[batch_dim], (lengths[0] if lengths.ndims == 1 else None)
         if batch is not None and n is not None and batch != n:
             raise ValueError(f"Length of seq_lengths != input.dims({batch_dim}), ({n} vs. {batch})")
+        if batch is None and n is not None:  # the batch dimension is the lengths' count
+            dims = shape.as_list()
+            dims[batch_dim] = n
+            return TensorShape(dims)
     return shape
 
 
@@ -35,7 +40,7 @@ register_op("ReverseSequence", ["input: T", "seq_lengths: Tlen"], ["output: T"],
 
 @register_kernel("ReverseSequence", ALL_DEVICES, host_memory=("seq_lengths",))
 def _reverse_sequence(ctx):
-    seq_dim, batch_dim, node, xp = ctx.attr("seq_dim"), ctx.attr("batch_dim"), ctx.name, ctx.xp
+    seq_dim, batch_dim, node = ctx.attr("seq_dim"), ctx.attr("batch_dim"), ctx.name
 
     def reverse(x, lengths):
         lengths = np.asarray(lengths).reshape(-1)
