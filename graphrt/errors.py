@@ -125,6 +125,10 @@ class DataLossError(OpError):
     error_code = DATA_LOSS
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor used where Python needs its value (`if t:`, `for x in t`), as TF names it."""
+
+
 _BY_CODE = {cls.error_code: cls for cls in (
     CancelledError, UnknownError, InvalidArgumentError, DeadlineExceededError, NotFoundError,
     AlreadyExistsError, PermissionDeniedError, UnauthenticatedError, ResourceExhaustedError,

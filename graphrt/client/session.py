@@ -187,6 +187,8 @@ class BaseSession:
         sig = _signature(fetches)
         handler = self._signatures.get(sig) if sig is not None else None
         if handler is None:
+            if not self._graph.get_operations():
+                raise RuntimeError("The Session graph is empty. Add operations to the graph before calling run().")
             handler = _FetchHandler(self._graph, fetches)
             if sig is not None:
                 self._signatures[sig] = handler

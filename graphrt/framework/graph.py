@@ -16,6 +16,7 @@ import re
 import sys
 import threading
 
+from .. import errors
 from . import default_session
 from . import device_spec as device_lib
 from . import dtypes as dtypes_lib
@@ -132,14 +133,15 @@ class Tensor:
         return self is other
 
     def __bool__(self):
-        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. "
-                        "Use `if t is not None:` instead of `if t:` to test if a tensor is defined, "
-                        "and use TensorFlow ops such as tf.cond to execute subgraphs conditioned on "
-                        "the value of a tensor.")
+        raise errors.OperatorNotAllowedInGraphError(
+            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` instead of `if t:` "
+            "to test if a tensor is defined, and use TensorFlow ops such as tf.cond to execute subgraphs "
+            "conditioned on the value of a tensor.")
 
     def __iter__(self):
-        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
-                        "To iterate over this tensor use tf.unstack or tf.map_fn.")
+        raise errors.OperatorNotAllowedInGraphError(
+            "Tensor objects are only iterable when eager execution is enabled. To iterate over this tensor "
+            "use tf.unstack or tf.map_fn.")
 
     def __len__(self):
         raise TypeError(f"len is not well defined for symbolic Tensors. ({self.name}) "

@@ -765,6 +765,39 @@ def _unpack_if_singleton(x):
     return x
 
 
+
+def _check_same_branch_results(orig_t, orig_f, res_t, res_f):
+    """TypeError, worded as TF 2's, unless both branches return the same structure (sequence types
+    included) of the same dtypes."""
+    try:
+        nest.assert_same_structure(orig_t, orig_f)
+        details = _sequence_type_mismatch(orig_t, orig_f)
+    except ValueError as e:
+        details = str(e)
+    if details is None:
+        for x, y in zip(nest.flatten(res_t), nest.flatten(res_f)):
+            if x.dtype.base_dtype != y.dtype.base_dtype:
+                details = f"{x!r} and {y!r} have different types"
+                break
+    if details is not None:
+        raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same number, type, and overall "
+                        f"structure of return values.\n\ntrue_fn output: {orig_t!r}\nfalse_fn output: {orig_f!r}"
+                        f"\n\nError details:\n{details}")
+
+
+def _sequence_type_mismatch(a, b):
+    if not nest.is_sequence(a):
+        return None
+    if type(a) is not type(b):
+        return (f"The two structures don't have the same sequence type. First structure has type "
+                f"{type(a)}, while second structure has type {type(b)}.")
+    pairs = ((a[k], b[k]) for k in sorted(a)) if isinstance(a, dict) else zip(a, b)
+    for x, y in pairs:
+        found = _sequence_type_mismatch(x, y)
+        if found is not None:
+            return found
+    return None
+
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
     """`true_fn()` if `pred` else `false_fn()`, as a graph: only the taken branch runs."""
     if fn1 is not None:
@@ -813,18 +846,11 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if not strict:
             orig_res_t = _unpack_if_singleton(orig_res_t)
             orig_res_f = _unpack_if_singleton(orig_res_f)
-        try:
-            nest.assert_same_structure(orig_res_t, orig_res_f)
-        except ValueError as e:
-            raise ValueError(f"Incompatible return values of true_fn and false_fn: {e}") from None
+        _check_same_branch_results(orig_res_t, orig_res_f, res_t, res_f)
         if not res_t:
             raise ValueError("true_fn and false_fn must return at least one result.")
         res_t_flat = nest.flatten(res_t)
         res_f_flat = nest.flatten(res_f)
-        for x, y in zip(res_f_flat, res_t_flat):
-            if x.dtype.base_dtype != y.dtype.base_dtype:
-                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: {x.dtype.name}, "
-                                 f"{y.dtype.name}")
         merges = [merge(pair)[0] for pair in zip(res_f_flat, res_t_flat)]
         if context_t.outer_context is None:
             g.add_to_collection(GraphKeys.COND_CONTEXT, context_t)

@@ -293,6 +293,15 @@ def test_closed_session_is_runtime_error(model, graph):
     s.close()  # closing twice is fine
 
 
+def test_running_an_empty_graph_is_a_runtime_error_as_in_tf():
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as s:
+        for fetches in ([], {}):
+            with pytest.raises(RuntimeError, match="The Session graph is empty"):
+                s.run(fetches)
+        c = tf.constant(3)
+        assert s.run([]) == [] and s.run(c) == 3
+
+
 def test_context_manager_closes_and_sets_defaults(model, graph):
     with tf.Session(graph=graph) as s:
         assert tf.get_default_session() is s

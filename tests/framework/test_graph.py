@@ -246,9 +246,11 @@ def test_default_graph_is_thread_local():
 
 def test_tensor_misuse_is_a_type_error(graph):
     x = tf.constant([1.0, 2.0])
-    with pytest.raises(TypeError, match="as a Python `bool` is not allowed"):
+    # TF's class for these two is a TypeError too
+    assert issubclass(tf.errors.OperatorNotAllowedInGraphError, TypeError)
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="as a Python `bool` is not allowed"):
         bool(x)
-    with pytest.raises(TypeError, match="only iterable when eager execution"):
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="only iterable when eager execution"):
         iter(x)
     with pytest.raises(TypeError, match="len is not well defined"):
         len(x)

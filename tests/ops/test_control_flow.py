@@ -127,10 +127,13 @@ def test_cond_errors():
             tf.cond(True, lambda: x, lambda: x)
         with pytest.raises(TypeError, match="callable"):
             tf.cond(p, x, lambda: x)
-        with pytest.raises(ValueError, match="Incompatible return values"):
+        # TF 2's class and words: a TypeError naming both branches' outputs and the difference
+        with pytest.raises(TypeError, match="(?s)same number, type, and overall structure.*same nested structure"):
             tf.cond(p, lambda: (x, x), lambda: x)
-        with pytest.raises(ValueError, match="same type"):
+        with pytest.raises(TypeError, match="(?s)overall structure.*have different types"):
             tf.cond(p, lambda: x, lambda: tf.constant(1))
+        with pytest.raises(TypeError, match="(?s)overall structure.*same sequence type"):
+            tf.cond(p, lambda: [x, x], lambda: (x, x))
         with pytest.raises(ValueError, match="must have a return value"):
             tf.cond(p, lambda: None, lambda: x)
 
