@@ -32,7 +32,8 @@ def create_global_step(graph=None):
 
 def get_or_create_global_step(graph=None):
     graph = graph or get_default_graph()
-    return get_global_step(graph) or create_global_step(graph)
+    step = get_global_step(graph)  # (a variable has no truth value: never `or` it)
+    return step if step is not None else create_global_step(graph)
 
 
 def global_step(sess, global_step_tensor):

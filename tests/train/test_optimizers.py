@@ -155,6 +155,7 @@ def test_global_step_increments_after_updates(graph):
     step = tf.train.get_or_create_global_step()
     assert step.dtype.base_dtype == tf.int64 and step.op.name == "global_step"
     assert tf.train.get_global_step() is step
+    assert tf.train.get_or_create_global_step() is step  # the second call finds it
     train = tf.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=step)
     assert train.name == "GradientDescent"
     with tf.Session() as sess:
