@@ -614,6 +614,8 @@ def _constant_fill(value, shape, dtype, name):
     g = get_default_graph()
     with g.name_scope(name) as scope:
         if isinstance(shape, TensorShape):
+            if not shape.is_fully_defined():
+                raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
             shape = shape.as_list()
         if not is_tensor_like(shape) and not (isinstance(shape, (list, tuple)) and any(is_tensor_like(d)
                                                                                          for d in shape)):

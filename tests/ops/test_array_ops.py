@@ -218,6 +218,9 @@ def test_fill_zeros_ones(graph):
         assert sess.run(z, {n: 3}).shape == (3, 2)
         with pytest.raises(tf.errors.InvalidArgumentError, match="non-negative"):
             sess.run(z, {n: -1})
+    check(tf.ones(tf.TensorShape([2, 1])), np.ones((2, 1), np.float32))
+    with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape \(None, 3\)"):
+        tf.zeros(tf.TensorShape([None, 3]))
 
 
 def test_broadcast_to(graph):
