@@ -258,10 +258,20 @@ def _evaluable(op):
     """Whether shape inference may run `op` (TF's `IsSupportedForEvaluation`)."""
     if not op.inputs or op.type in _NEVER_EVALUATED or op.op_def.is_stateful:
         return False
-    if any(t.dtype.is_ref_dtype for t in op.inputs):
+    if any(t.dtype.is_ref_dtype for t in op.inputs) or _has_function_attr(op):
         return False
     kdef = registry.get_kernel_def(op.type, "CPU")
     return kdef is not None and kdef.kind == registry.SYNC
+
+
+def _has_function_attr(op):
+    """Whether an attr holds a function (a dataset's map, a call's body): TF's refiner runs no functions."""
+    from .function import FunctionDef  # (function.py builds on the graph, which reads values lazily)
+    for value in op._attrs.values():
+        if isinstance(value, FunctionDef) or (
+                isinstance(value, (list, tuple)) and any(isinstance(v, FunctionDef) for v in value)):
+            return True
+    return False
 
 
 def _run_kernel(op, values, index):

@@ -96,11 +96,13 @@ def test_a_failing_evaluation_leaves_the_shape_unknown_and_the_run_reports_it():
             sess.run(bad)
 
 
-def test_stateful_ops_and_feeds_are_never_evaluated():
+def test_stateful_ops_feeds_and_functions_are_never_evaluated():
     with tf.Graph().as_default():
         rnd = tf.zeros([tf.random_uniform([], 1, 5, dtype=tf.int32)])
         fed = tf.zeros([tf.placeholder_with_default(3, [])])
-        assert rnd.shape.as_list() == [None] and fed.shape.as_list() == [None]
+        total = tf.data.Dataset.range(5).reduce(tf.constant(0, tf.int64), lambda s, x: s + x)
+        folded = tf.zeros(tf.reshape(tf.cast(total, tf.int32), [1]))  # a dataset's reduce runs a function
+        assert rnd.shape.as_list() == [None] and fed.shape.as_list() == [None] and folded.shape.as_list() == [None]
 
 
 @pytest.mark.parametrize("build, message", [
