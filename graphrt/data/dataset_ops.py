@@ -312,31 +312,58 @@ class Dataset(structure.HasElementSpec):
         """A structure of tensors: `reduce_func(state, element)` folded over the dataset from
         `initial_state`. Where the function changes a state's shape, the state's static shape
         is relaxed and the function traced again, as TF does."""
-        with self._graph.as_default(), self._graph.name_scope("initial_state"):
-            state = _normalize(initial_state)
-        state_specs = structure.specs_of(state)
-        while True:
-            specs = (state_specs, self._specs)
-            fn = StructuredFunction(reduce_func, specs, "reduce()", self._graph)
-            try:
-                structure.assert_same_structure(state_specs, fn.output_specs)
-            except (TypeError, ValueError) as e:
-                raise TypeError(f"The element structure of the output of `reduce_func` must match the element "
-                                f"structure of `initial_state`: {fn.output_specs!r} vs. {state_specs!r}.") from e
-            for s, o in zip(structure.flatten(state_specs), structure.flatten(fn.output_specs)):
-                if s.dtype != o.dtype:
-                    raise TypeError(f"The element types for the new state must match the initial state. Expected "
-                                    f"{structure.types(state_specs)}; got {structure.types(fn.output_specs)}.")
-            relaxed = structure.most_specific_compatible(state_specs, fn.output_specs)
-            if structure.flatten(relaxed) == structure.flatten(state_specs):
-                break
-            state_specs = relaxed
+        state, state_specs, fn = self._fold(initial_state, reduce_func, "reduce()", "reduce_func", lambda out: out)
         flat_state = structure.flatten(state)
         op = _create("ReduceDataset", [self._variant_tensor] + flat_state + fn.captured,
                      {"f": fn.fdef, "Tstate": [t.dtype.base_dtype for t in flat_state],
                       "Targuments": fn.captured_types, "output_types": structure.flat_types(state_specs),
                       "output_shapes": structure.flat_shapes(state_specs)}, name)
         return structure.pack_as(state_specs, op.outputs)
+
+    def scan(self, initial_state, scan_func, name=None):
+        """The outputs of `scan_func(state, element) -> (new_state, output)` carried over the
+        elements from `initial_state` (a state whose shape the function changes is relaxed)."""
+        def new_state(out):
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise TypeError(f"The scan function must return a pair comprising the new state and the output "
+                                f"value, got {out!r}.")
+            return out[0]
+        state, state_specs, fn = self._fold(initial_state, scan_func, "scan()", "scan_func", new_state)
+        flat_state = structure.flatten(state)
+        out_specs = fn.output_specs[1]
+        attrs = {"f": fn.fdef, "Tstate": [t.dtype.base_dtype for t in flat_state], "Targuments": fn.captured_types}
+        return self._unary("ScanDataset", flat_state + fn.captured, name, out_specs, **attrs)
+
+    def _fold(self, initial_state, func, transformation, what, state_of):
+        """(state tensors, state Specs, traced function) of a function carrying a state over the
+        elements; the state's shapes are relaxed until the function keeps them, as TF does."""
+        with self._graph.as_default(), self._graph.name_scope("initial_state"):
+            state = _normalize(initial_state)
+        state_specs = structure.specs_of(state)
+        while True:
+            fn = StructuredFunction(func, (state_specs, self._specs), transformation, self._graph)
+            out_state = state_of(fn.output_specs)
+            try:
+                structure.assert_same_structure(state_specs, out_state)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"The element structure of the output of `{what}` must match the element "
+                                f"structure of `initial_state`: {out_state!r} vs. {state_specs!r}.") from e
+            for s, o in zip(structure.flatten(state_specs), structure.flatten(out_state)):
+                if s.dtype != o.dtype:
+                    raise TypeError(f"The element types for the new state must match the initial state. Expected "
+                                    f"{structure.types(state_specs)}; got {structure.types(out_state)}.")
+            relaxed = structure.most_specific_compatible(state_specs, out_state)
+            if structure.flatten(relaxed) == structure.flatten(state_specs):
+                return state, state_specs, fn
+            state_specs = relaxed
+
+    def shard(self, num_shards, index, name=None):
+        """Every `num_shards`-th element from element `index` on: worker `index` of
+        `num_shards` reads its share of the input."""
+        g = self._graph
+        with g.as_default():
+            inputs = [_int64(num_shards, "num_shards"), _int64(index, "index")]
+        return self._unary("ShardDataset", inputs, name, require_non_empty=False)
 
     def apply(self, transformation_func):
         """`transformation_func(self)`, which must return a Dataset."""

@@ -1,6 +1,16 @@
 """`tf.data.experimental`: the names TF1 programs use from it. The fused
 transformations give the same elements as the plain ones they fuse."""
-from .dataset_ops import AUTOTUNE  # noqa: F401
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.graph import Tensor
+from ..framework.op_builder import convert_to_tensor
+from ..framework.tensor_shape import TensorShape
+from ..ops import math_ops
+from ..ops.random_ops import get_seed
+from . import structure
+from .dataset_ops import AUTOTUNE, Dataset, _create, _seed_tensors  # noqa: F401 - AUTOTUNE is exported
+from .structure import Spec
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
@@ -17,3 +27,102 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
 def unbatch():
     """For `Dataset.apply`: Dataset.unbatch()."""
     return lambda dataset: dataset.unbatch()
+
+
+def scan(initial_state, scan_func):
+    """For `Dataset.apply`: Dataset.scan(initial_state, scan_func)."""
+    return lambda dataset: dataset.scan(initial_state, scan_func)
+
+
+def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,
+                        prefetch_input_elements=None):
+    """For `Dataset.apply`: the elements `interleave` gives. graphrt makes them on one thread, in
+    the deterministic order (what TF gives when `sloppy` is False; `sloppy` only allows TF another
+    order), and the buffering arguments are accepted."""
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
+
+
+def get_single_element(dataset):
+    """The one element of `dataset`, as tensors; running it fails with InvalidArgumentError
+    when the dataset is empty or has more than one element."""
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"Invalid `dataset`. Expected a `tf.data.Dataset` object but got {type(dataset).__name__}.")
+    specs = dataset._specs
+    op = _create("DatasetToSingleElement", [dataset._variant_tensor], dataset._struct_attrs(), None)
+    return structure.pack_as(specs, op.outputs)
+
+
+def Counter(start=0, step=1, dtype=dtypes.int64):  # noqa: N802 - TF's name
+    """start, start + step, ... without end (TF builds it as a scan over a repeated zero)."""
+    dtype = dtypes.as_dtype(dtype)
+    start = convert_to_tensor(start, dtype=dtype, name="start")
+    step = convert_to_tensor(step, dtype=dtype, name="step")
+    zeros = Dataset.from_tensors(np.int64(0)).repeat(None)
+    return zeros.scan(start, lambda state, _: (state + step, state))
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
+    """Element `k` of the next input chosen by each `k` of `choice_dataset` (scalar int64s). An
+    exhausted input is skipped (or, with `stop_on_empty_dataset`, ends the whole)."""
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if not isinstance(choice_dataset, Dataset) or choice_dataset._specs != Spec(dtypes.int64, []):
+        specs = choice_dataset._specs if isinstance(choice_dataset, Dataset) else choice_dataset
+        raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` "
+                        f"tensors but are {specs!r}.")
+    return _directed_interleave(choice_dataset, datasets, stop_on_empty_dataset)
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    """Elements of `datasets` taken at random, input `k` with probability `weights[k]` (uniform
+    without weights; weights are normalized). An exhausted input is skipped. The draws come from
+    a seeded RandomDataset, so the order is repeatable but differs from TensorFlow's."""
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    if isinstance(weights, Dataset):
+        raise NotImplementedError("sample_from_datasets: graphrt takes `weights` as a list or tensor, not as a "
+                                  "dataset of weights")
+    n = len(datasets)
+    g = datasets[0]._graph
+    with g.as_default(), g.name_scope("sample_from_datasets"):
+        w = np.full(n, 1.0 / n) if weights is None else weights
+        w = math_ops.cast(convert_to_tensor(w) if not isinstance(w, Tensor) else w, dtypes.float64)
+        if w.shape.ndims is not None and w.shape.as_list() != [n]:
+            raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible with `[len(datasets)]` "
+                             f"but is {w.shape}.")
+        # the first n - 1 cumulative fractions: an index is how many of them a uniform draw passes
+        bounds = (math_ops.cumsum(w) / math_ops.reduce_sum(w))[:-1]
+        seed, seed2 = get_seed(seed)
+        randoms = Dataset(_create("RandomDataset", _seed_tensors(seed, seed2),
+                                  {"output_types": [dtypes.int64], "output_shapes": [TensorShape([])]}, None).outputs[0],
+                          Spec(dtypes.int64, []))
+
+    def choose(value):
+        u = math_ops.cast(value % (1 << 53), dtypes.float64) / float(1 << 53)
+        return math_ops.reduce_sum(math_ops.cast(math_ops.greater_equal(u, bounds), dtypes.int64))
+    return _directed_interleave(randoms.map(choose), datasets, stop_on_empty_dataset)
+
+
+def _directed_interleave(selector, datasets, stop_on_empty):
+    first = datasets[0]._specs
+    for d in datasets[1:]:
+        try:
+            structure.assert_same_structure(first, d._specs)
+            compatible = all(a.dtype == b.dtype for a, b in zip(structure.flatten(first), structure.flatten(d._specs)))
+        except (TypeError, ValueError):
+            compatible = False
+        if not compatible:
+            listing = "\n".join(f"Dataset {i} element_spec={x._specs!r}." for i, x in enumerate(datasets))
+            raise TypeError(f"Invalid `datasets`. `datasets` must have compatible element specs.\n {listing}")
+    specs = first
+    for d in datasets[1:]:
+        specs = structure.most_specific_compatible(specs, d._specs)
+    attrs = {"N": len(datasets), "stop_on_empty_dataset": bool(stop_on_empty),
+             "output_types": structure.flat_types(specs), "output_shapes": structure.flat_shapes(specs)}
+    op = _create("DirectedInterleaveDataset", [selector._variant_tensor] + [d._variant_tensor for d in datasets],
+                 attrs, None)
+    return Dataset(op.outputs[0], specs)
+
+
+__all__ = ["AUTOTUNE", "Counter", "choose_from_datasets", "get_single_element", "map_and_batch",
+           "parallel_interleave", "sample_from_datasets", "scan", "shuffle_and_repeat", "unbatch"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import errors
 from ..framework.registry import STEP, register_kernel
-from . import datasets
+from . import datasets, experimental_datasets
 
 
 def _lazy_function(ctx, attr):
@@ -122,6 +122,37 @@ def _reduce(ctx):
             for element in ds.iterate():
                 state = list(fn(state + list(element) + captured))
         return state[0] if single else tuple(state)
+    return run
+
+
+_dataset_kernel("ShardDataset", lambda ctx: lambda ds, n, index: experimental_datasets.ShardDataset(
+    ctx.name, ds, int(n), int(index)))
+_dataset_kernel("DirectedInterleaveDataset", lambda ctx: lambda selector, *inputs:
+                experimental_datasets.DirectedInterleaveDataset(ctx.name, selector, inputs,
+                                                                ctx.attr("stop_on_empty_dataset")))
+_dataset_kernel("RandomDataset", lambda ctx: lambda seed, seed2: experimental_datasets.RandomDataset(
+    ctx.name, int(seed), int(seed2)))
+
+
+@register_kernel("ScanDataset", ("CPU",), inexpensive=True, host_only=True)
+def _scan(ctx):
+    fn = _lazy_function(ctx, "f")
+    n_state = len(ctx.attr("Tstate"))
+
+    def make(ds, *rest):
+        return experimental_datasets.ScanDataset(ctx.name, ds, fn, rest[:n_state], rest[n_state:])
+    return make
+
+
+@register_kernel("DatasetToSingleElement", ("CPU",), kind=STEP, host_only=True)
+def _single_element(ctx):
+    from ..runtime.functions import calls_from
+    node, single = ctx.name, len(ctx.output_dtypes) == 1
+
+    def run(step, ds):
+        with calls_from(step):
+            element = experimental_datasets.single_element(ds, node)
+        return element[0] if single else tuple(element)
     return run
 
 

@@ -79,6 +79,16 @@ _dataset_op("PrefetchDataset", ["input_dataset: variant", "buffer_size: int64"],
             _struct(slack_period=0, legacy_autotune=True, buffer_size_min=0))
 _dataset_op("CacheDataset", ["input_dataset: variant", "filename: string"])
 _dataset_op("UnbatchDataset", ["input_dataset: variant"])
+_dataset_op("ShardDataset", ["input_dataset: variant", "num_shards: int64", "index: int64"],
+            _struct(require_non_empty=False))
+_dataset_op("ScanDataset", ["input_dataset: variant", "initial_state: Tstate", "other_arguments: Targuments"],
+            _struct(f=REQUIRED, Tstate=REQUIRED, preserve_cardinality=False, use_default_device=True,
+                    **_FUNC_ATTRS))
+_dataset_op("DirectedInterleaveDataset", ["selector_input_dataset: variant", "data_input_datasets: N * variant"],
+            _struct(N=REQUIRED, stop_on_empty_dataset=False))
+_dataset_op("RandomDataset", ["seed: int64", "seed2: int64"])
+register_op("DatasetToSingleElement", ["dataset: variant"], ["components: output_types"],
+            attrs=_struct(), shape_fn=_get_next_shapes)
 register_op("ReduceDataset", ["input_dataset: variant", "initial_state: Tstate", "other_arguments: Targuments"],
             ["components: output_types"],
             attrs=_struct(f=REQUIRED, Tstate=REQUIRED, use_inter_op_parallelism=True, **_FUNC_ATTRS),
@@ -102,6 +112,6 @@ register_op("IteratorToStringHandle", ["resource_handle: resource"], ["string_ha
 register_op("IteratorFromStringHandleV2", ["string_handle: string"], ["resource_handle: resource"],
             attrs={"output_types": [], "output_shapes": []}, shape_fn=shape_fns.scalar, is_stateful=True)
 
-for _name in DATASET_OPS + ["ReduceDataset", "IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
+for _name in DATASET_OPS + ["ReduceDataset", "DatasetToSingleElement", "IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
                             "IteratorToStringHandle", "IteratorFromStringHandleV2"]:
     not_differentiable(_name)

@@ -477,3 +477,39 @@ def test_a_map_function_waiting_on_a_queue_ends_with_the_step():
                 sess.run(x, options=tf.RunOptions(timeout_in_ms=200))
             sess.run(fill)
             assert sess.run(q.size()) == 1  # the cancelled dequeue took nothing
+
+
+def test_sample_from_datasets_draws_by_weight_repeatably_and_skips_exhausted_inputs():
+    D, E = tf.data.Dataset, tf.data.experimental
+    g = tf.Graph()
+    with g.as_default():
+        zeros_ones = [D.from_tensors(np.int64(0)).repeat(), D.from_tensors(np.int64(1)).repeat()]
+        weighted = E.sample_from_datasets(zeros_ones, [0.2, 0.8], seed=3).take(900)
+        same_seed = E.sample_from_datasets(zeros_ones, [0.2, 0.8], seed=3).take(900)
+        uniform = E.sample_from_datasets(zeros_ones, seed=5).take(900)
+        finite = E.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1)
+        ended = E.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1, stop_on_empty_dataset=True)
+    drawn = np.array([int(v) for v in elements(weighted)])
+    assert 0.73 < drawn.mean() < 0.87  # 900 draws: 0.8 within 5 standard deviations
+    assert [int(v) for v in elements(same_seed)] == drawn.tolist()
+    assert 0.42 < np.mean([int(v) for v in elements(uniform)]) < 0.58
+    got = [int(v) for v in elements(finite)]
+    assert sorted(got) == [0, 1, 2, 10, 11, 12]  # every element of both, each input in its order
+    assert [v for v in got if v < 10] == [0, 1, 2] and [v for v in got if v >= 10] == [10, 11, 12]
+    shorter = [int(v) for v in elements(ended)]
+    assert len(shorter) < 6 and (shorter[-1] in (2, 12))
+
+
+def test_sample_from_datasets_checks_its_arguments():
+    D, E = tf.data.Dataset, tf.data.experimental
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="should not be empty"):
+            E.sample_from_datasets([])
+        with pytest.raises(ValueError, match=r"compatible with `\[len\(datasets\)\]`"):
+            E.sample_from_datasets([D.range(2), D.range(3)], [0.5, 0.25, 0.25])
+        with pytest.raises(TypeError, match="must have compatible element specs"):
+            E.sample_from_datasets([D.range(2), D.from_tensors(1.0)])
+        with pytest.raises(NotImplementedError, match="not as a dataset of weights"):
+            E.sample_from_datasets([D.range(2), D.range(3)], D.from_tensors([0.5, 0.5]).repeat())
+        with pytest.raises(TypeError, match="must be scalar `tf.int64`"):
+            E.choose_from_datasets([D.range(2)], D.range(2).map(lambda x: tf.cast(x, tf.int32)))
