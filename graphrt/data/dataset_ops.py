@@ -214,6 +214,8 @@ class Dataset(structure.HasElementSpec):
         return self._unary("BatchDatasetV2", [size, drop], name, specs, parallel_copy=False)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
+        """Batches whose components are padded to `padded_shapes` (None or -1: the batch's longest;
+        a dimension may be a scalar tensor, or a component's whole shape a 1-D tensor)."""
         specs = self._specs
         if padded_shapes is None:
             padded_shapes = structure.map_structure(lambda s: s.shape, specs)
@@ -221,8 +223,7 @@ class Dataset(structure.HasElementSpec):
                 if s.shape.ndims is None:
                     raise ValueError("You must provide `padded_shapes` argument because component has unknown "
                                      "rank.")
-        # TF writes an unknown padded dimension as None or -1
-        padded_shapes = structure._shapes_like(specs, _minus_one_as_none(specs, padded_shapes))
+        wants = structure.flatten(_padded_like(specs, padded_shapes))
         if padding_values is None:
             padding_values = structure.map_structure(lambda s: _default_padding(s.dtype), specs)
         else:
@@ -231,20 +232,22 @@ class Dataset(structure.HasElementSpec):
         with g.as_default():  # TF's order and names: batch_size, the shapes, padding_value, drop_remainder
             size = _int64(batch_size, "batch_size")
             shape_tensors, value_tensors, out_specs = [], [], []
-            for s, want in zip(structure.flatten(specs), structure.flatten(padded_shapes)):
-                if s.shape.ndims is not None and want.ndims is not None and s.shape.ndims != want.ndims:
-                    raise ValueError(f"The padded shape {want} is not compatible with the shape {s.shape} of the "
+            statics = []
+            for s, want in zip(structure.flatten(specs), wants):
+                static, tensor = _padded_shape(want)
+                if s.shape.ndims is not None and static.ndims is not None and s.shape.ndims != static.ndims:
+                    raise ValueError(f"The padded shape {static} is not compatible with the shape {s.shape} of the "
                                      f"corresponding input component.")
-                if not _shape_fits(s.shape, want):
-                    raise ValueError(f"The padded shape {want} is not compatible with the shape {s.shape} of the "
+                if not _shape_fits(s.shape, static):
+                    raise ValueError(f"The padded shape {static} is not compatible with the shape {s.shape} of the "
                                      f"corresponding input component.")
-                shape_tensors.append(convert_to_tensor(np.array([-1 if d is None else d for d in want.as_list()],
-                                                                dtype=np.int64)))
+                shape_tensors.append(tensor)
+                statics.append(static)
             for s, pad in zip(structure.flatten(specs), structure.flatten(padding_values)):
                 value_tensors.append(convert_to_tensor(pad, dtype=s.dtype, name="padding_value"))
             drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
-            for s, want in zip(structure.flatten(specs), structure.flatten(padded_shapes)):
-                out_specs.append(Spec(s.dtype, _batched(want, size, drop)))
+            for s, static in zip(structure.flatten(specs), statics):
+                out_specs.append(Spec(s.dtype, _batched(static, size, drop)))
         out = structure.pack_as(specs, out_specs)
         attrs = {"Toutput_types": structure.flat_types(out), "output_shapes": structure.flat_shapes(out),
                  "N": len(shape_tensors), "parallel_copy": False}
@@ -357,6 +360,18 @@ class Dataset(structure.HasElementSpec):
                 return state, state_specs, fn
             state_specs = relaxed
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of `size` elements (`stride` apart), one starting every `shift` (default `size`)
+        elements. Each element is a structure like this dataset's with a dataset in place of each
+        component: `ds.window(3).flat_map(lambda w: w.batch(3))`."""
+        g = self._graph
+        with g.as_default():
+            inputs = [_int64(size, "size"), _int64(size if shift is None else shift, "shift"),
+                      _int64(stride, "stride"),
+                      convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")]
+        specs = structure.map_structure(lambda s: structure.DatasetSpec(Spec(s.dtype, s.shape)), self._specs)
+        return self._unary("WindowDataset", inputs, name, specs)
+
     def shard(self, num_shards, index, name=None):
         """Every `num_shards`-th element from element `index` on: worker `index` of
         `num_shards` reads its share of the input."""
@@ -392,15 +407,48 @@ def _batched(shape, size, drop):
     return TensorShape([batch]).concatenate(shape)
 
 
-def _minus_one_as_none(specs, padded_shapes):
-    """`padded_shapes` with each -1 dimension written None (a shape is a list or tuple of dims)."""
-    if isinstance(padded_shapes, (list, tuple)) and not structure.is_structure(specs):
-        return [None if isinstance(d, (int, np.integer)) and d == -1 else d for d in padded_shapes]
-    if isinstance(specs, dict) and isinstance(padded_shapes, dict):
-        return {k: _minus_one_as_none(specs[k], v) if k in specs else v for k, v in padded_shapes.items()}
-    if isinstance(specs, tuple) and isinstance(padded_shapes, (list, tuple)) and len(specs) == len(padded_shapes):
-        return tuple(_minus_one_as_none(s, v) for s, v in zip(specs, padded_shapes))
-    return padded_shapes
+def _padded_like(specs, padded_shapes):
+    """`padded_shapes` in `specs`' structure, each component's shape one leaf: a list of dims
+    (ints, None or -1, scalar tensors), a TensorShape, or a 1-D tensor."""
+    if not structure.is_structure(specs):
+        if isinstance(padded_shapes, (TensorShape, Tensor)):
+            return padded_shapes
+        if isinstance(padded_shapes, (list, tuple)):
+            return list(padded_shapes)
+        raise ValueError(f"padded_shapes {padded_shapes!r} do not match the structure of the dataset's elements "
+                         f"{specs!r}")
+    if isinstance(specs, dict):
+        if not isinstance(padded_shapes, dict) or sorted(padded_shapes) != sorted(specs):
+            raise ValueError(f"padded_shapes {padded_shapes!r} do not match the structure of the dataset's "
+                             f"elements {specs!r}")
+        return {k: _padded_like(specs[k], padded_shapes[k]) for k in specs}
+    if not isinstance(padded_shapes, (list, tuple)) or len(padded_shapes) != len(specs):
+        raise ValueError(f"padded_shapes {padded_shapes!r} do not match the structure of the dataset's elements "
+                         f"{specs!r}")
+    packed = [_padded_like(s, p) for s, p in zip(specs, padded_shapes)]
+    return type(specs)(*packed) if hasattr(specs, "_fields") else tuple(packed)
+
+
+def _padded_shape(want):
+    """(static TensorShape, int64 shape tensor with -1 for "the longest") of one component's padded shape."""
+    from ..framework.constant_value import constant_value
+    from ..ops import array_ops
+    if isinstance(want, Tensor):
+        tensor = math_ops.cast(want, dtypes.int64)
+        value = constant_value(tensor)
+        if value is not None:
+            return TensorShape([None if d == -1 else int(d) for d in value]), tensor
+        return TensorShape([None] * want.shape[0] if want.shape.ndims == 1 and want.shape[0] is not None
+                           else None), tensor
+    dims = list(want.as_list()) if isinstance(want, TensorShape) else list(want)
+    if not any(isinstance(d, Tensor) for d in dims):
+        dims = [None if d is None or (isinstance(d, (int, np.integer)) and d == -1) else d for d in dims]
+        static = TensorShape(dims)
+        return static, convert_to_tensor(np.array([-1 if d is None else d for d in static.as_list()], np.int64))
+    parts = [math_ops.cast(d, dtypes.int64) if isinstance(d, Tensor) else
+             convert_to_tensor(np.int64(-1 if d is None else d)) for d in dims]
+    static = TensorShape([None if isinstance(d, Tensor) or d is None or d == -1 else int(d) for d in dims])
+    return static, array_ops.stack(parts)
 
 
 def _shape_fits(shape, padded):

@@ -6,11 +6,13 @@ from ..framework import dtypes
 from ..framework.graph import Tensor
 from ..framework.op_builder import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
-from ..ops import math_ops
+from ..framework.graph import get_default_graph
+from ..ops import array_ops, extra_ops, math_ops
 from ..ops.random_ops import get_seed
 from . import structure
 from .dataset_ops import AUTOTUNE, Dataset, _create, _seed_tensors  # noqa: F401 - AUTOTUNE is exported
 from .structure import Spec
+from .structured_function import StructuredFunction
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
@@ -103,6 +105,79 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
     return _directed_interleave(randoms.map(choose), datasets, stop_on_empty_dataset)
 
 
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    """For `Dataset.apply`: elements grouped by `key_func` (a scalar int64 per element); each
+    group of `window_size` (or `window_size_func(key)`) elements becomes the elements of
+    `reduce_func(key, group_dataset)`. Groups left at the end are reduced in key order."""
+    if (window_size is None) == (window_size_func is None):
+        raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
+                         "specified.")
+    if window_size is not None:
+        size = window_size
+        window_size_func = lambda _: convert_to_tensor(size, dtype=dtypes.int64)  # noqa: E731
+
+    def apply(dataset):
+        g = dataset._graph
+        scalar = Spec(dtypes.int64, [])
+        key_fn = StructuredFunction(key_func, dataset._specs, "group_by_window() key_func", g)
+        size_fn = StructuredFunction(window_size_func, scalar, "group_by_window() window_size_func", g)
+        for fn, what in ((key_fn, "key_func"), (size_fn, "window_size_func")):
+            if fn.output_specs != scalar:
+                raise ValueError(f"`{what}` must return a single tf.int64 scalar tensor, got {fn.output_specs!r}.")
+        reduce_fn = StructuredFunction(reduce_func, (scalar, structure.DatasetSpec(dataset._specs)),
+                                       "group_by_window() reduce_func", g, want_dataset=True)
+        captured = key_fn.captured + reduce_fn.captured + size_fn.captured
+        attrs = {"key_func": key_fn.fdef, "reduce_func": reduce_fn.fdef, "window_size_func": size_fn.fdef,
+                 "Tkey_func_other_arguments": key_fn.captured_types,
+                 "Treduce_func_other_arguments": reduce_fn.captured_types,
+                 "Twindow_size_func_other_arguments": size_fn.captured_types}
+        return dataset._unary("GroupByWindowDataset", captured, None, reduce_fn.output_specs, **attrs)
+    return apply
+
+
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes=None,
+                              padding_values=None, pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    """For `Dataset.apply`: elements bucketed by `element_length_func(element)` against
+    `bucket_boundaries` (bucket i holds lengths in [boundary i-1, boundary i)), each bucket
+    padded-batched by its size in `bucket_batch_sizes` (as TF builds it on group_by_window)."""
+    if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+        raise ValueError(f"len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1 but "
+                         f"len(bucket_batch_sizes)={len(bucket_batch_sizes)} and "
+                         f"len(bucket_boundaries)={len(bucket_boundaries)}")
+    batch_sizes = convert_to_tensor(np.asarray(bucket_batch_sizes, np.int64), name="batch_sizes")
+    lows = [int(np.iinfo(np.int32).min)] + [int(b) for b in bucket_boundaries]
+    highs = [int(b) for b in bucket_boundaries] + [int(np.iinfo(np.int32).max)]
+
+    def bucket_of(*element):
+        length = element_length_func(*element)
+        inside = math_ops.logical_and(math_ops.less_equal(lows, length), math_ops.less(length, highs))
+        return math_ops.reduce_min(math_ops.where(inside))
+
+    def batch_size_of(bucket):
+        return array_ops.gather(batch_sizes, bucket)
+
+    def batch(bucket, group):
+        size = batch_size_of(bucket)
+        if no_padding:
+            return group.batch(size, drop_remainder=drop_remainder)
+        filler = None
+        if pad_to_bucket_boundary:
+            check = extra_ops.assert_less(bucket, convert_to_tensor(len(bucket_batch_sizes) - 1, dtypes.int64),
+                                          message="When pad_to_bucket_boundary=True, elements must have length "
+                                                  "< max(bucket_boundaries).")
+            with get_default_graph().control_dependencies([check]):
+                boundaries = convert_to_tensor(np.asarray(bucket_boundaries, np.int64))
+                filler = array_ops.gather(boundaries, bucket) - 1
+        shapes = structure.map_structure(
+            lambda s: [filler if d is None else d for d in s.as_list()],
+            structure._shapes_like(group._specs, padded_shapes) if padded_shapes is not None
+            else structure.shapes(group._specs))
+        return group.padded_batch(size, shapes, padding_values, drop_remainder=drop_remainder)
+
+    return group_by_window(bucket_of, batch, window_size_func=batch_size_of)
+
+
 def _directed_interleave(selector, datasets, stop_on_empty):
     first = datasets[0]._specs
     for d in datasets[1:]:
@@ -124,5 +199,6 @@ def _directed_interleave(selector, datasets, stop_on_empty):
     return Dataset(op.outputs[0], specs)
 
 
-__all__ = ["AUTOTUNE", "Counter", "choose_from_datasets", "get_single_element", "map_and_batch",
-           "parallel_interleave", "sample_from_datasets", "scan", "shuffle_and_repeat", "unbatch"]
+__all__ = ["AUTOTUNE", "Counter", "bucket_by_sequence_length", "choose_from_datasets", "get_single_element",
+           "group_by_window", "map_and_batch", "parallel_interleave", "sample_from_datasets", "scan",
+           "shuffle_and_repeat", "unbatch"]

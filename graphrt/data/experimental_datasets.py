@@ -104,3 +104,87 @@ def single_element(dataset, node):
         raise errors.InvalidArgumentError("Dataset had more than one element.", node=node)
     finally:
         elements.close()
+
+
+class ListDataset(DatasetBase):
+    """Elements held in memory: a window of `WindowDataset` or a group of `GroupByWindowDataset`."""
+
+    def __init__(self, node, elements):
+        super().__init__(node)
+        self.elements = elements
+
+    def iterate(self):
+        for element in self.elements:
+            yield list(element)
+
+
+class WindowDataset(DatasetBase):
+    """Windows of `size` elements `stride` apart, one starting every `shift` elements: each
+    element is one ListDataset per component. Without `drop_remainder` the last windows may
+    be shorter (while a window has any element)."""
+
+    def __init__(self, node, input_dataset, size, shift, stride, drop_remainder):
+        super().__init__(node)
+        for what, value in (("Window size", size), ("Window shift", shift), ("Window stride", stride)):
+            if value <= 0:
+                raise self.error(errors.InvalidArgumentError, f"{what} must be greater than zero.")
+        self.input, self.size, self.shift, self.stride = input_dataset, int(size), int(shift), int(stride)
+        self.drop_remainder = bool(drop_remainder)
+
+    def iterate(self):
+        elements = self.input.iterate()
+        span = (self.size - 1) * self.stride + 1
+        buffer, base, start, ended = [], 0, 0, False  # buffer[i] is input element base + i
+        while True:
+            while not ended and base + len(buffer) < start + span:
+                try:
+                    element = next(elements)
+                except StopIteration:
+                    ended = True
+                    break
+                if base + len(buffer) >= start:
+                    buffer.append(element)
+                else:
+                    base += 1  # between windows (shift past the span): never in one
+            window = [buffer[i - base] for i in range(start, start + span, self.stride) if i - base < len(buffer)]
+            if not window or (self.drop_remainder and len(window) < self.size):
+                return
+            yield [ListDataset(self.node, [[e[c]] for e in window]) for c in range(len(window[0]))]
+            start += self.shift
+            dropped = min(start - base, len(buffer))
+            del buffer[:dropped]
+            base += dropped
+
+
+class GroupByWindowDataset(DatasetBase):
+    """Elements grouped by `key_fn`; a group of `window_size_fn(key)` elements (or what is left
+    of one at the end, in key order) becomes `reduce_fn(key, group)`, whose elements follow."""
+
+    def __init__(self, node, input_dataset, key_fn, reduce_fn, size_fn, key_args, reduce_args, size_args):
+        super().__init__(node)
+        self.input, self.fns = input_dataset, (key_fn, reduce_fn, size_fn)
+        self.args = list(key_args), list(reduce_args), list(size_args)
+
+    def iterate(self):
+        key_fn, reduce_fn, size_fn = self.fns
+        key_args, reduce_args, size_args = self.args
+        groups, sizes = {}, {}
+        for element in self.input.iterate():
+            key = int(np.asarray(key_fn(list(element) + key_args)[0]))
+            if key not in sizes:
+                size = int(np.asarray(size_fn([np.array(key, np.int64)] + size_args)[0]))
+                if size <= 0:
+                    raise self.error(errors.InvalidArgumentError,
+                                     f"Window size must be greater than zero, but got {size}.")
+                sizes[key] = size
+            group = groups.setdefault(key, [])
+            group.append(element)
+            if len(group) == sizes[key]:
+                del groups[key]
+                yield from self._reduce(reduce_fn, key, group, reduce_args)
+        for key in sorted(groups):
+            yield from self._reduce(reduce_fn, key, groups[key], reduce_args)
+
+    def _reduce(self, reduce_fn, key, group, reduce_args):
+        result = reduce_fn([np.array(key, np.int64), ListDataset(self.node, group)] + reduce_args)[0]
+        yield from result.iterate()

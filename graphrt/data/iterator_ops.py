@@ -56,7 +56,7 @@ class Iterator(structure.HasElementSpec):
         op = _create("IteratorGetNext", [self._iterator_resource],
                      {"output_types": structure.flat_types(self._specs),
                       "output_shapes": structure.flat_shapes(self._specs)}, name or "IteratorGetNext")
-        return structure.pack_as(self._specs, op.outputs)
+        return structure.as_datasets(self._specs, structure.pack_as(self._specs, op.outputs))
 
     def string_handle(self, name=None):
         """A string naming this iterator, to feed an iterator made by from_string_handle."""

@@ -134,6 +134,22 @@ _dataset_kernel("RandomDataset", lambda ctx: lambda seed, seed2: experimental_da
     ctx.name, int(seed), int(seed2)))
 
 
+_dataset_kernel("WindowDataset", lambda ctx: lambda ds, size, shift, stride, drop: experimental_datasets.WindowDataset(
+    ctx.name, ds, int(size), int(shift), int(stride), bool(drop)))
+
+
+@register_kernel("GroupByWindowDataset", ("CPU",), inexpensive=True, host_only=True)
+def _group_by_window(ctx):
+    fns = [_lazy_function(ctx, a) for a in ("key_func", "reduce_func", "window_size_func")]
+    counts = [len(ctx.attr(a)) for a in ("Tkey_func_other_arguments", "Treduce_func_other_arguments",
+                                         "Twindow_size_func_other_arguments")]
+
+    def make(ds, *args):
+        a, b = counts[0], counts[0] + counts[1]
+        return experimental_datasets.GroupByWindowDataset(ctx.name, ds, *fns, args[:a], args[a:b], args[b:])
+    return make
+
+
 @register_kernel("ScanDataset", ("CPU",), inexpensive=True, host_only=True)
 def _scan(ctx):
     fn = _lazy_function(ctx, "f")

@@ -87,6 +87,14 @@ _dataset_op("ScanDataset", ["input_dataset: variant", "initial_state: Tstate", "
 _dataset_op("DirectedInterleaveDataset", ["selector_input_dataset: variant", "data_input_datasets: N * variant"],
             _struct(N=REQUIRED, stop_on_empty_dataset=False))
 _dataset_op("RandomDataset", ["seed: int64", "seed2: int64"])
+_dataset_op("WindowDataset", ["input_dataset: variant", "size: int64", "shift: int64", "stride: int64",
+                              "drop_remainder: bool"])
+_dataset_op("GroupByWindowDataset", ["input_dataset: variant", "key_func_other_arguments: Tkey_func_other_arguments",
+                                     "reduce_func_other_arguments: Treduce_func_other_arguments",
+                                     "window_size_func_other_arguments: Twindow_size_func_other_arguments"],
+            _struct(key_func=REQUIRED, reduce_func=REQUIRED, window_size_func=REQUIRED,
+                    Tkey_func_other_arguments=[], Treduce_func_other_arguments=[],
+                    Twindow_size_func_other_arguments=[]))
 register_op("DatasetToSingleElement", ["dataset: variant"], ["components: output_types"],
             attrs=_struct(), shape_fn=_get_next_shapes)
 register_op("ReduceDataset", ["input_dataset: variant", "initial_state: Tstate", "other_arguments: Targuments"],

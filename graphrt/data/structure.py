@@ -30,6 +30,26 @@ class Spec:
         return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name})"
 
 
+class DatasetSpec(Spec):
+    """A component that is itself a dataset (a window of `Dataset.window`, a group of
+    `group_by_window`): a scalar `variant` whose elements have `element_specs`."""
+
+    __slots__ = ("element_specs",)
+
+    def __init__(self, element_specs):
+        super().__init__(dtypes_lib.variant, [])
+        self.element_specs = element_specs
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and flatten(self.element_specs) == flatten(other.element_specs)
+
+    def __hash__(self):
+        return hash(tuple(flatten(self.element_specs)))
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_specs!r}, TensorShape([]))"
+
+
 def _key(shape):
     return None if shape.ndims is None else tuple(shape.as_list())
 
@@ -154,6 +174,8 @@ def is_compatible(a, b):
 def most_specific_compatible(a, b):
     """The Spec structure both `a` and `b` conform to (shapes relaxed where they differ)."""
     def relax(x, y):
+        if isinstance(x, DatasetSpec) and isinstance(y, DatasetSpec):
+            return DatasetSpec(most_specific_compatible(x.element_specs, y.element_specs))
         if x.dtype != y.dtype:
             raise TypeError(f"Incompatible dtypes {x.dtype.name} and {y.dtype.name}")
         return Spec(x.dtype, _common_shape(x.shape, y.shape))
@@ -164,3 +186,11 @@ def _common_shape(a, b):
     if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
         return TensorShape(None)
     return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+
+
+def as_datasets(specs, values):
+    """`values` (a structure like `specs`) with each DatasetSpec component's variant tensor
+    wrapped as a Dataset, so a function or a get_next hands the user datasets, as TF does."""
+    from .dataset_ops import Dataset  # (dataset_ops builds on this module)
+    return map_structure(lambda s, v: Dataset(v, s.element_specs) if isinstance(s, DatasetSpec) else v,
+                         specs, values)

@@ -24,7 +24,7 @@ class StructuredFunction:
         from .dataset_ops import Dataset  # dataset_ops builds on this module
         with graph.as_default():
             args = [graph.add_input(s.dtype, s.shape) for s in structure.flatten(input_specs)]
-            nested = structure.pack_as(input_specs, args)
+            nested = structure.as_datasets(input_specs, structure.pack_as(input_specs, args))
             ret = func(*nested) if type(nested) is tuple else func(nested)
             if want_dataset:
                 if not isinstance(ret, Dataset):

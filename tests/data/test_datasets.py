@@ -513,3 +513,32 @@ def test_sample_from_datasets_checks_its_arguments():
             E.sample_from_datasets([D.range(2), D.range(3)], D.from_tensors([0.5, 0.5]).repeat())
         with pytest.raises(TypeError, match="must be scalar `tf.int64`"):
             E.choose_from_datasets([D.range(2)], D.range(2).map(lambda x: tf.cast(x, tf.int32)))
+
+
+def test_group_by_window_and_bucketing_check_their_arguments():
+    D, E = tf.data.Dataset, tf.data.experimental
+    with tf.Graph().as_default():
+        ds = D.range(6)
+        with pytest.raises(ValueError, match="Either the `window_size` argument or the `window_size_func`"):
+            ds.apply(E.group_by_window(lambda x: x % 2, lambda k, w: w.batch(2)))
+        with pytest.raises(ValueError, match="Either the `window_size` argument"):
+            ds.apply(E.group_by_window(lambda x: x % 2, lambda k, w: w.batch(2), 2, lambda k: k))
+        with pytest.raises(ValueError, match="`key_func` must return a single tf.int64 scalar tensor"):
+            ds.apply(E.group_by_window(lambda x: tf.cast(x % 2, tf.int32), lambda k, w: w.batch(2), 2))
+        with pytest.raises(TypeError, match="must return a `tf.data.Dataset`"):
+            ds.apply(E.group_by_window(lambda x: x % 2, lambda k, w: k, 2))
+        with pytest.raises(ValueError, match=r"len\(bucket_batch_sizes\) must equal len\(bucket_boundaries\) \+ 1"):
+            E.bucket_by_sequence_length(lambda s: tf.size(s), [3, 6], [2, 2])
+
+
+def test_a_window_is_a_dataset_in_functions_and_from_get_next():
+    g = tf.Graph()
+    with g.as_default():
+        windows = tf.data.Dataset.range(5).window(2)
+        assert isinstance(windows.output_types, type(tf.variant)) and windows.output_types == tf.variant
+        seen = []
+        sums = windows.map(lambda w: seen.append(w) or w.reduce(np.int64(0), lambda s, x: s + x))
+        assert isinstance(seen[0], tf.data.Dataset) and seen[0].output_shapes.as_list() == []
+        window = windows.make_one_shot_iterator().get_next()
+        assert isinstance(window, tf.data.Dataset)
+    assert [int(v) for v in elements(sums)] == [1, 5, 4]
