@@ -131,6 +131,7 @@ def _load_session_backends():
 
 _session_backends.add_loader(_load_session_backends)
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
+from . import manip, test  # noqa: F401, E402 - tf.manip, tf.test
 from .initializers import Orthogonal as orthogonal_initializer  # noqa: F401, E402
 from .ops.variables import (UniformUnitScaling as uniform_unit_scaling_initializer,  # noqa: F401, E402
                             moving_average_variables)
@@ -262,3 +263,12 @@ class _graph_scope:
         self._scope.__exit__(*exc)
         self._default.__exit__(*exc)
         return False
+
+
+def __getattr__(name):
+    # tf.app and tf.flags load absl (~50 ms) only for the scripts that use them
+    if name in ("app", "flags"):
+        import importlib
+        app = importlib.import_module(".app", __name__)
+        return app if name == "app" else app.flags
+    raise AttributeError(f"module 'graphrt' has no attribute '{name}'")
