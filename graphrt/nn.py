@@ -2,7 +2,7 @@
 from .ops.math_ops import sigmoid, tanh  # noqa: F401
 from .ops.nn_ops import (avg_pool, avg_pool2d, batch_normalization, bias_add, conv1d, conv2d,  # noqa: F401
                          conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, dropout, elu,
-                         embedding_lookup, in_top_k, l2_loss, l2_normalize, leaky_relu, log_softmax, max_pool,
+                         in_top_k, l2_loss, l2_normalize, leaky_relu, log_softmax, max_pool,
                          max_pool2d, moments, relu, relu6, relu_layer, selu, sigmoid_cross_entropy_with_logits,
                          softmax, softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,
                          softplus, softsign, sparse_softmax_cross_entropy_with_logits, top_k,
@@ -18,6 +18,7 @@ from .ops.array_ops import depth_to_space, space_to_depth  # noqa: F401,E402
 from .ops.nn_ops import (atrous_conv2d, atrous_conv2d_transpose, avg_pool1d, convolution,  # noqa: F401,E402
                          fused_batch_norm, local_response_normalization, lrn, max_pool1d, pool)
 from .ops.array_ops import space_to_batch  # noqa: F401,E402
+from .embedding import embedding_lookup  # noqa: F401,E402
 from .sparse import embedding_lookup_sparse, safe_embedding_lookup_sparse  # noqa: F401,E402
 from .ctc import (collapse_repeated, ctc_beam_search_decoder, ctc_beam_search_decoder_v2,  # noqa: F401,E402
                   ctc_greedy_decoder, ctc_loss, ctc_loss_v2, ctc_unique_labels)

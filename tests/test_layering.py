@@ -36,7 +36,9 @@ MAY_IMPORT = {
     "runtime": {"ops", "partition", "rendezvous", "transfer", "logging"},
     # Larger TF1 APIs built from ops; they may use each other.
     "tensor_array": {"ops", "gradients"},
-    "candidate_sampling": {"ops", "gradients"},
+    "candidate_sampling": {"ops", "gradients", "embedding"},
+    # embedding_lookup over shards routes ids with DynamicPartition / ParallelDynamicStitch.
+    "embedding": {"ops", "partition_stitch"},
     "depthwise": {"ops", "gradients", "layers"},
     "layers": {"ops", "gradients", "depthwise", "volumetric"},
     # 3-D convolution and pooling, max pooling with argmax, morphology; its tf.layers classes subclass layers.py's.
@@ -53,7 +55,7 @@ MAY_IMPORT = {
     # DynamicPartition, DynamicStitch, ParallelDynamicStitch: ops, host kernels, gradients.
     "partition_stitch": {"ops"},
     # Sparse tensors: the composite (its Session.run conversions registered in framework), ops, kernels, grads.
-    "sparse": {"ops"},
+    "sparse": {"ops", "embedding"},
     # CTC loss, decoders and edit distance: ops, numpy kernels, gradients; labels and paths are SparseTensors.
     "ctc": {"ops", "sparse", "functional"},
     "functional": {"ops", "gradients", "tensor_array"},

@@ -7,6 +7,7 @@ each class's expected count in the sample."""
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.op_builder import convert_to_tensor
+from ..embedding import embedding_lookup
 from ..ops import array_ops, math_ops, nn_ops
 from ..ops.extra_ops import scatter_nd
 from .ops import compute_accidental_hits, log_uniform_candidate_sampler
@@ -37,12 +38,12 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
         sampled, true_expected_count, sampled_expected_count = (array_ops.stop_gradient(s) for s in sampled_values)
         sampled = math_ops.cast(sampled, dtypes.int64)
         all_ids = array_ops.concat([labels_flat, sampled], 0)
-        all_w = nn_ops.embedding_lookup(weights, all_ids)
+        all_w = embedding_lookup(weights, all_ids)
         n_true = array_ops.shape(labels_flat)[0]
         true_w = array_ops.slice(all_w, [0, 0], array_ops.stack([n_true, -1]))
         sampled_w = array_ops.slice(all_w, array_ops.stack([n_true, 0]), [-1, -1])
         sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True)
-        all_b = nn_ops.embedding_lookup(biases, all_ids)
+        all_b = embedding_lookup(biases, all_ids)
         true_b = array_ops.slice(all_b, [0], array_ops.shape(labels_flat))
         sampled_b = array_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
         dim = array_ops.shape(true_w)[1:2]

@@ -829,26 +829,6 @@ def zero_fraction(value, name=None):
         return math_ops.reduce_mean(math_ops.cast(math_ops.equal(value, zero), dtypes.float32))
 
 
-def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
-    """Rows of `params` for each id (a gather). A list of several shards is not supported."""
-    from .array_ops import gather
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("graphrt's embedding_lookup supports a single params tensor, not shards")
-        params = params[0]
-    from .array_ops import identity
-    with get_default_graph().name_scope(name or "embedding_lookup") as scope:
-        result = gather(params, ids, name=scope)
-        if max_norm is not None:
-            # each embedding (the dimensions after the ids') clipped to l2-norm max_norm, as TF's _clip
-            from .clip_ops import clip_by_norm
-            ids_rank, params_rank = convert_to_tensor(ids).shape.ndims, result.shape.ndims
-            if ids_rank is None or params_rank is None:
-                raise NotImplementedError("embedding_lookup(max_norm=...) needs ids and params of known rank")
-            result = clip_by_norm(result, max_norm, axes=list(range(ids_rank, params_rank)))
-        return identity(result)
-
-
 # -- Python API: convolution and pooling -------------------------------------------------------
 
 def _get_sequence(value, n, name):
@@ -1026,7 +1006,7 @@ NN_API = [
     "softmax", "log_softmax", "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
     "sparse_softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
     "weighted_cross_entropy_with_logits", "l2_loss", "bias_add", "xw_plus_b", "relu_layer", "dropout",
-    "moments", "batch_normalization", "l2_normalize", "in_top_k", "top_k", "zero_fraction", "embedding_lookup",
+    "moments", "batch_normalization", "l2_normalize", "in_top_k", "top_k", "zero_fraction",
     "conv1d", "conv2d", "conv2d_backprop_input",
     "conv2d_backprop_filter", "conv2d_transpose", "max_pool", "avg_pool", "max_pool2d", "avg_pool2d",
 ]

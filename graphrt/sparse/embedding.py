@@ -1,22 +1,22 @@
 """`tf.nn.embedding_lookup_sparse` and `tf.nn.safe_embedding_lookup_sparse`, built as TF
 builds them (embedding_ops.py): without weights a SparseSegment{Sum,Mean,SqrtN} over the
 params (its gradient an IndexedSlices), with weights a gather, a product and segment sums.
-Sharded params (a list of several) are not supported, as in graphrt's embedding_lookup.
+Sharded params (a list of several) go through embedding_lookup's "mod"/"div" routing.
 """
 from ..framework import dtypes
 from ..framework.graph import get_default_graph
 from ..framework.op_builder import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
+from ..embedding import embedding_lookup
 from ..ops import array_ops, extra_ops, math_ops, nn_ops
 from . import api
 from .sparse_tensor import SparseTensor
 
 
 def _single_params(params):
+    """One table as itself; a list of shards as a list (a list of one is that one)."""
     if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("graphrt's embedding lookups support a single params tensor, not shards")
-        params = params[0]
+        return params[0] if len(params) == 1 else list(params)
     return params
 
 
@@ -43,8 +43,9 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
 
 
 def _lookup(params, segment_ids, sp_weights, ids, combiner, ignore_weights, max_norm, partition_strategy, name):
-    params = params if hasattr(params, "dtype") else convert_to_tensor(params, name="params")
-    if ignore_weights and max_norm is None:
+    if not isinstance(params, list):
+        params = params if hasattr(params, "dtype") else convert_to_tensor(params, name="params")
+    if ignore_weights and max_norm is None and not isinstance(params, list):
         # TF's fast path: one sparse segment reduction over the params, a sparse gradient.
         if segment_ids.dtype not in (dtypes.int32, dtypes.int64):
             segment_ids = math_ops.cast(segment_ids, dtypes.int32)
@@ -52,7 +53,7 @@ def _lookup(params, segment_ids, sp_weights, ids, combiner, ignore_weights, max_
                   "sqrtn": api.sparse_segment_sqrt_n}[combiner]
         return reduce(params, ids, segment_ids, name=name, sparse_gradient=True)
     ids, idx = extra_ops.unique(ids)
-    embeddings = nn_ops.embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
+    embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy, max_norm=max_norm)
     if ignore_weights:
         reduce = {"sum": api.sparse_segment_sum, "mean": api.sparse_segment_mean,
                   "sqrtn": api.sparse_segment_sqrt_n}[combiner]
@@ -100,9 +101,14 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     if isinstance(embedding_weights, (list, tuple)) and len(embedding_weights) < 1:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
     dtype = sparse_weights.dtype if sparse_weights is not None else None
-    weights = _single_params(embedding_weights)
-    weights = weights if hasattr(weights, "dtype") and dtype in (None, weights.dtype.base_dtype) else \
-        convert_to_tensor(weights, dtype=dtype)
+    shards = _single_params(embedding_weights)
+    shards = shards if isinstance(shards, list) else [shards]
+    shards = [w if hasattr(w, "dtype") and dtype in (None, w.dtype.base_dtype) else convert_to_tensor(w, dtype=dtype)
+              for w in shards]
+    if len({w.dtype.base_dtype for w in shards}) > 1:
+        raise ValueError(f"All embedding_weights shards must have the same dtype, got "
+                         f"{[w.dtype.name for w in shards]}")
+    weights = shards[0] if len(shards) == 1 else shards
     with get_default_graph().name_scope(name or "embedding_lookup") as scope:
         original_shape = sparse_ids.dense_shape
         original_rank_dim = sparse_ids.dense_shape.shape[0]
