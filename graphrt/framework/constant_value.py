@@ -120,33 +120,47 @@ def inferred_shape(tensor):
     return _Evaluation().shape(tensor)
 
 
+_CACHED_ELEMENTS = 1024  # values kept between questions are small ones (TF's refiner keeps <= 1 KiB)
+
+
 class _Evaluation:
-    """One question's walk back through the graph, with its budget and memo."""
+    """One question's walk back through the graph, with its budget and memo. What it learns
+    is kept in the graph's `_inferred_values` for later questions (a tensor's inputs never
+    change; `Tensor.set_shape` clears it, as a refined shape may make more readable)."""
 
     def __init__(self):
         self.budget = _MAX_EVALUATED_OPS
+        self.exhausted = False
         self.memo = {}
 
     # values -------------------------------------------------------------------
     def value(self, tensor):
-        key = (tensor.op, tensor.value_index)
-        if key in self.memo:
-            return self.memo[key]
-        self.memo[key] = None  # a cycle (a loop's back edge) is unknown
+        memo = self.memo
+        if tensor in memo:
+            return memo[tensor]
+        cache = tensor.op._graph._inferred_values
+        if tensor in cache:
+            return cache[tensor]
+        memo[tensor] = None  # a cycle (a loop's back edge) is unknown
         op = tensor.op
         if op.type == "Const":
-            value = op.get_attr("value")
-        else:
-            value = _from_shapes(tensor)
-            if value is None and _evaluable(op):
-                value = self._evaluate(tensor)
-        self.memo[key] = value
+            return op.get_attr("value")
+        value = _from_shapes(tensor)
+        if value is None and _evaluable(op):
+            value = self._evaluate(tensor)
+        memo[tensor] = value
+        if value is None:
+            if not self.exhausted:  # (a walk cut short may succeed with a fresh budget)
+                cache[tensor] = None
+        elif np.size(value) <= _CACHED_ELEMENTS:
+            cache[tensor] = value
         return value
 
     def _evaluate(self, tensor):
         op = tensor.op
         self.budget -= 1
         if self.budget < 0:
+            self.exhausted = True
             return None
         values = []
         for t in op.inputs:
@@ -254,14 +268,21 @@ def _from_shapes(tensor):
     return np.array(dims[index], dtype)
 
 
+_EVALUABLE_TYPES = {}  # op type -> whether its kind of op may ever be run by shape inference
+
+
 def _evaluable(op):
     """Whether shape inference may run `op` (TF's `IsSupportedForEvaluation`)."""
-    if not op.inputs or op.type in _NEVER_EVALUATED or op.op_def.is_stateful:
+    if not op.inputs:
         return False
-    if any(t.dtype.is_ref_dtype for t in op.inputs) or _has_function_attr(op):
+    kind = _EVALUABLE_TYPES.get(op.type)
+    if kind is None:
+        kdef = registry.get_kernel_def(op.type, "CPU")
+        kind = _EVALUABLE_TYPES[op.type] = (op.type not in _NEVER_EVALUATED and not op.op_def.is_stateful
+                                            and kdef is not None and kdef.kind == registry.SYNC)
+    if not kind:
         return False
-    kdef = registry.get_kernel_def(op.type, "CPU")
-    return kdef is not None and kdef.kind == registry.SYNC
+    return not any(t.dtype.is_ref_dtype for t in op.inputs) and not _has_function_attr(op)
 
 
 def _has_function_attr(op):

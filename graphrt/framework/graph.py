@@ -109,6 +109,8 @@ class Tensor:
     def set_shape(self, shape):
         """Narrows the static shape; an incompatible shape is a ValueError."""
         self._shape = self._shape.merge_with(shape)
+        # what shape inference could not read before may be readable now (constant_value.py)
+        self._op._graph._inferred_values.clear()
 
     def consumers(self):
         return list(self._consumers)
@@ -355,6 +357,8 @@ class Graph:
     def __init__(self):
         self._lock = threading.RLock()
         self._ops = []
+        # tensor -> the value shape inference reads for it, or None (framework/constant_value.py)
+        self._inferred_values = {}
         self._by_name = {}
         self._names_in_use = {}
         self._name_stack = ""

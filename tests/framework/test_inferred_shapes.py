@@ -126,3 +126,30 @@ def test_tile_by_zero_and_reverse_sequence_batch_from_the_lengths():
         assert tf.reverse_sequence(p, [1, 3], seq_axis=1, batch_axis=0).shape.as_list() == [2, None, None]
         lengths = tf.placeholder(tf.int32, [5])
         assert tf.reverse_sequence(p, lengths, seq_axis=1, batch_axis=2).shape.as_list() == [None, None, 5]
+
+
+def test_a_refined_shape_is_read_by_later_questions():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        rows = tf.shape(x)[0]
+        assert tf.zeros([rows]).shape.as_list() == [None]  # asked, and not known: remembered as unknown
+        x.set_shape([5, 3])
+        assert tf.zeros([rows]).shape.as_list() == [5]  # set_shape forgets what was unknown
+
+
+def test_a_deep_graph_builds_in_time_linear_in_its_questions():
+    # every layer asks for tf.shape(h)[0] of an unknown batch; what was learnt is remembered,
+    # so no question walks back through all the layers before it (walk steps are counted)
+    from graphrt.framework import constant_value
+    steps = []
+    real = constant_value._Evaluation._evaluate
+    constant_value._Evaluation._evaluate = lambda self, t: steps.append(t) or real(self, t)
+    try:
+        with tf.Graph().as_default():
+            h = tf.placeholder(tf.float32, [None, 4])
+            for _ in range(400):
+                h = tf.reshape(h, [tf.shape(h)[0], -1]) + 1.0
+            assert h.shape.as_list() == [None, None]  # (TF's too: -1 is unknown beside an unknown batch)
+    finally:
+        constant_value._Evaluation._evaluate = real
+    assert len(steps) < 10 * 400
