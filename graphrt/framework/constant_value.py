@@ -135,16 +135,16 @@ class _Evaluation:
 
     # values -------------------------------------------------------------------
     def value(self, tensor):
-        memo = self.memo
-        if tensor in memo:
-            return memo[tensor]
-        cache = tensor.op._graph._inferred_values
-        if tensor in cache:
-            return cache[tensor]
-        memo[tensor] = None  # a cycle (a loop's back edge) is unknown
         op = tensor.op
         if op.type == "Const":
             return op.get_attr("value")
+        memo = self.memo
+        if tensor in memo:
+            return memo[tensor]
+        cache = op._graph._inferred_values
+        if tensor in cache:
+            return cache[tensor]
+        memo[tensor] = None  # a cycle (a loop's back edge) is unknown
         value = _from_shapes(tensor)
         if value is None and _evaluable(op):
             value = self._evaluate(tensor)

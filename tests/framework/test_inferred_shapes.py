@@ -11,6 +11,7 @@ def _cases():
     x = tf.placeholder(tf.float32, [None, 7, 7, 64])
     y = tf.placeholder(tf.float32, [8, 5])
     z = tf.placeholder(tf.float32, [None, None, 3])
+    three = tf.constant(3)
     return {
         "flat1": (tf.reshape(x, [tf.shape(x)[0], -1]), [None, None]),
         "flat2": (tf.reshape(x, [-1, tf.shape(x)[1] * tf.shape(x)[2] * 64]), [None, 3136]),
@@ -40,6 +41,7 @@ def _cases():
         "topk": (tf.nn.top_k(y, k=tf.shape(y)[1] - 2)[0], [8, 3]),
         "cumsum_shape": (tf.zeros(tf.cumsum(tf.constant([1, 2]))), [1, 3]),
         "max_shape": (tf.zeros([tf.maximum(tf.shape(y)[0], 10)]), [10]),
+        "one_constant_read_twice": (tf.zeros([three * three]), [9]),
         # only single elements of a partly known shape are values; slices of one are read as shapes
         "prod_of_slice": (tf.reshape(x, [-1, tf.reduce_prod(tf.shape(x)[1:])]), [None, None]),
         "zeros_slice": (tf.zeros(tf.shape(x)[1:]), [7, 7, 64]),
