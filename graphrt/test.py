@@ -95,7 +95,7 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init
         dy = placeholder(y.dtype.base_dtype, list(y_shape), name="gradient_checker_dy")
         grads = gradients(y, xs, grad_ys=dy)
     out = []
-    for k, (t, value, grad) in enumerate(zip(xs, values, grads)):
+    for t, value, grad in zip(xs, values, grads):
         base = {**feed, **{xt: v for xt, v in zip(xs, values)}}
         theoretical = np.zeros((value.size, y_size))
         if grad is not None:

@@ -18,6 +18,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         raise ValueError("Need at least one param")
     g = get_default_graph()
     with g.name_scope(name or "embedding_lookup") as scope:
+        # tensors and variables as they are (a variable's gather has a sparse gradient); arrays once
+        shards = [s if hasattr(s, "op") else convert_to_tensor(s, name="params") for s in shards]
         if len(shards) == 1:
             with g.colocate_with(_op_of(shards[0])):
                 result = _clip(array_ops.gather(shards[0], ids, name=scope), ids, max_norm)
@@ -82,10 +84,9 @@ def _clip(rows, ids, max_norm):
     return clip_by_norm(rows, max_norm, axes=list(range(ids_rank, rows_rank)))
 
 
-def _op_of(value):
-    return value.op if hasattr(value, "op") else convert_to_tensor(value).op
+def _op_of(shard):
+    return shard.op
 
 
-def _static_shape(value):
-    shape = value.get_shape() if hasattr(value, "get_shape") else convert_to_tensor(value).shape
-    return TensorShape(shape)
+def _static_shape(shard):
+    return TensorShape(shard.get_shape())
