@@ -2,12 +2,17 @@
 TensorArrayV3 kernel makes each time it runs (once per step, or per
 iteration of a loop it sits in), so nothing outlives the step.
 
-The rules are TF's (tensor_array.h):
-* an element is written once; a second write is an error, except in a
-  gradient array, where writes to one index are summed (several forward
-  reads of one element each send it a gradient);
-* with `clear_after_read` (the default) a read hands the value out and
-  forgets it, so a second read of that index is an error;
+The rules are those of the arrays TensorFlow 2 builds for compat.v1 graphs
+(TensorList-backed), so programs behave as TensorFlow 2.21 runs them:
+* a second write to an index replaces the value, except in a gradient array,
+  where writes to one index are summed (several forward reads of one element
+  each send it a gradient); an overwritten write's gradient is the final
+  value's (TF gives it zeros), the one place this array differs;
+* reads leave the value in place: `clear_after_read` is accepted and, as in
+  TF 2, not enforced, so an element may be read (stacked, gathered) again;
+* the element shape a write is checked against is the declared one (TF 1's
+  arrays also fixed it at the first write; TF 2's do not, so `split` may give
+  elements of different lengths);
 * reading an element never written gives zeros when its shape is known
   (a gradient array knows the shapes of its forward array's elements:
   an element whose forward value got no gradient reads as zeros), and is
@@ -28,13 +33,12 @@ from ..ops.math_kernels import ALL_DEVICES
 
 
 class _Element:
-    __slots__ = ("value", "shape", "written", "cleared")
+    __slots__ = ("value", "shape", "written")
 
     def __init__(self, shape=None):
         self.value = None
         self.shape = shape      # the shape written, or known for an unwritten element (gradient arrays)
         self.written = False
-        self.cleared = False
 
 
 class TensorArrayState:
@@ -49,6 +53,7 @@ class TensorArrayState:
         self.dynamic_size = dynamic_size
         self.clear_after_read = clear_after_read
         self.identical_element_shapes = identical_element_shapes
+        self.written_shape = None
         self.aggregate_writes = aggregate_writes
         self.closed = False
         self.grads = {}  # gradient source ("gradients", "gradients_1", ...) -> TensorArrayState
@@ -83,16 +88,10 @@ class TensorArrayState:
             raise self.error(f"Could not write to TensorArray index {index} because the value shape is "
                              f"{_dims(shape)} which is incompatible with the TensorArray's inferred element "
                              f"shape: {_dims(self.element_shape)} (consider setting infer_shape=False).", node)
-        if self.identical_element_shapes and not self.element_shape.is_fully_defined():
-            self.element_shape = shape
+        if self.identical_element_shapes and self.written_shape is None:
+            self.written_shape = shape  # what an unwritten element reads as zeros of, if nothing says more
         element = self.elements[index]
-        if element.cleared:
-            raise self.error(f"Could not write to TensorArray index {index} because it has already been read.",
-                             node)
-        if element.written:
-            if not self.aggregate_writes:
-                raise self.error(f"Could not write to TensorArray index {index} because it has already been "
-                                 f"written to.", node)
+        if element.written and self.aggregate_writes:
             if tuple(element.value.shape) != tuple(value.shape):
                 raise self.error(f"Could not aggregate to TensorArray index {index} because the existing shape "
                                  f"is {_dims(element.value.shape)} but the new input shape is "
@@ -108,11 +107,11 @@ class TensorArrayState:
         if index < 0 or index >= len(self.elements):
             raise self.error(f"Tried to read from index {index} but array size is: {len(self.elements)}", node)
         element = self.elements[index]
-        if element.cleared:
-            raise self.error(f"Could not read index {index} twice because it was cleared after a previous read "
-                             f"(perhaps try setting clear_after_read = false?)", node)
         if not element.written:
             shape = element.shape if element.shape is not None else self.element_shape
+            if not shape.is_fully_defined() and self.written_shape is not None \
+                    and shape.is_compatible_with(self.written_shape):
+                shape = shape.merge_with(self.written_shape)
             if not shape.is_fully_defined():
                 raise self.error(f"Could not read from TensorArray index {index}.  Furthermore, the element shape "
                                  f"is not fully defined: {_dims(shape)}.  It is possible you are working with a "
@@ -121,10 +120,7 @@ class TensorArrayState:
                                  f"TensorArray, the proper all-zeros tensor will be returned instead of incurring "
                                  f"this error.", node)
             return self.xp.zeros(shape.as_list(), dtype=self.element_dtype.np)
-        value = element.value
-        if self.clear_after_read:
-            element.value, element.cleared = None, True
-        return value
+        return element.value
 
     def read_many(self, indices, node, empty_shape):
         """The elements at `indices` stacked (gather, stack); `empty_shape` is the

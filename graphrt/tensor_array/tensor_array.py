@@ -219,12 +219,8 @@ class TensorArray:
         value, _ = apply_op("TensorArrayConcatV3", [self._handle, self._flow], name=name, dtype=self._dtype,
                             element_shape_except0=except0).outputs
         if shape.ndims is not None:
-            dim0 = None
-            if self._infer_shape and shape.ndims:
-                size = constant_value(self.size())
-                if size is not None and shape.dims[0] is not None:
-                    dim0 = int(size) * shape.dims[0]
-            value.set_shape(TensorShape([dim0]).concatenate(except0))
+            # the first dimension stays unknown, as for TF 2's arrays (elements may differ in length)
+            value.set_shape(TensorShape([None]).concatenate(except0))
         return value
 
     def unstack(self, value, name=None):

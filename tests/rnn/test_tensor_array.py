@@ -1,7 +1,7 @@
-"""TensorArray rules that TF1's (V3, resource-handle) arrays have, which the
-TF 2 goldens cannot show (TF 2 runs compat.v1 programs with TensorList arrays):
-clear-after-read, write-once, summed gradients of duplicate reads, errors naming
-the array and the node, placement next to the first written value."""
+"""TensorArray rules beyond the TF 2 goldens: reads that leave the value and
+writes that replace it, as the TensorList arrays TF 2 builds for compat.v1
+graphs (TF 1's V3 arrays refused both), summed gradients of duplicate reads,
+errors naming the array and the node, placement next to the first written value."""
 import numpy as np
 import pytest
 
@@ -10,26 +10,36 @@ from graphrt import errors
 from tests.helpers import run
 
 
-def test_read_twice_is_an_error_unless_clear_after_read_is_false(graph):
-    ta = tf.TensorArray(tf.float32, size=2, tensor_array_name="arr").write(0, [1.0, 2.0])
+def test_reads_leave_the_value_whatever_clear_after_read_says(graph):
+    # TensorFlow 2.21 gave these (its compat.v1 arrays are TensorLists): [2, 4] both times, and a stack
+    # after reads of the same elements
+    for clear in (True, False):
+        ta = tf.TensorArray(tf.float32, size=2, clear_after_read=clear).write(0, [1.0, 2.0]).write(1, [3.0, 4.0])
+        first = ta.read(0)
+        with tf.control_dependencies([first]):
+            again = ta.read(0) + first
+        np.testing.assert_allclose(run(again), [2.0, 4.0])
+        np.testing.assert_allclose(run([ta.read(1), ta.stack()])[1], [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_a_second_write_replaces_and_bad_indices_are_errors_naming_the_node(graph):
+    ta = tf.TensorArray(tf.float32, size=2, tensor_array_name="arr").write(0, [1.0]).write(1, [5.0])
+    np.testing.assert_allclose(run(ta.write(0, [2.0]).stack()), [[2.0], [5.0]])
+    bad = ta.write(3, [1.0])
     with pytest.raises(errors.InvalidArgumentError,
-                       match=r"TensorArray arr: Could not read index 0 twice because it was cleared"):
-        run(ta.read(0) + ta.read(0))
-    keep = tf.TensorArray(tf.float32, size=1, clear_after_read=False).write(0, [1.0, 2.0])
-    np.testing.assert_allclose(run(keep.read(0) + keep.read(0)), [2.0, 4.0])
-
-
-def test_second_write_and_bad_index_are_errors_naming_the_node(graph):
-    ta = tf.TensorArray(tf.float32, size=2, tensor_array_name="once").write(0, [1.0])
-    again = ta.write(0, [2.0])
-    with pytest.raises(errors.InvalidArgumentError, match="TensorArray once: Could not write to TensorArray index 0 "
-                                                          "because it has already been written to") as info:
-        run(again.flow)
-    assert info.value.node == again.flow.op.name
-    with pytest.raises(errors.InvalidArgumentError, match="array is not resizeable and size is: 2"):
-        run(ta.write(3, [1.0]).flow)
+                       match="TensorArray arr: Tried to write to index 3 but array is not resizeable and size is: "
+                             "2") as info:
+        run(bad.flow)
+    assert info.value.node == bad.flow.op.name
     with pytest.raises(errors.InvalidArgumentError, match="Tried to read from index 7 but array size is: 2"):
         run(ta.read(7))
+
+
+def test_split_may_give_elements_of_different_lengths(graph):
+    ta = tf.TensorArray(tf.float32, size=2).split([1.0, 2.0, 3.0], [1, 2])
+    second, whole = run([ta.read(1), ta.concat()])
+    np.testing.assert_allclose(second, [2.0, 3.0])
+    np.testing.assert_allclose(whole, [1.0, 2.0, 3.0])
 
 
 def test_dtype_and_shape_are_checked_when_the_graph_is_built(graph):
