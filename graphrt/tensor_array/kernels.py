@@ -44,14 +44,13 @@ class _Element:
 class TensorArrayState:
     """The elements of one TensorArray in one step."""
 
-    def __init__(self, name, dtype, size, element_shape, dynamic_size=False, clear_after_read=True,
+    def __init__(self, name, dtype, size, element_shape, dynamic_size=False,
                  identical_element_shapes=False, aggregate_writes=False, xp=np):
         self.name = name
         self.element_dtype = dtype  # not `dtype`: device kernels take anything with one for a tensor
         self.elements = [_Element() for _ in range(size)]
         self.element_shape = as_shape(element_shape)
         self.dynamic_size = dynamic_size
-        self.clear_after_read = clear_after_read
         self.identical_element_shapes = identical_element_shapes
         self.written_shape = None
         self.aggregate_writes = aggregate_writes
@@ -174,7 +173,7 @@ def _create(ctx):
     dtype = ctx.attr("dtype")
     name = ctx.attr("tensor_array_name") or ctx.name
     element_shape = ctx.attr("element_shape")
-    flags = dict(dynamic_size=bool(ctx.attr("dynamic_size")), clear_after_read=bool(ctx.attr("clear_after_read")),
+    flags = dict(dynamic_size=bool(ctx.attr("dynamic_size")),
                  identical_element_shapes=bool(ctx.attr("identical_element_shapes")))
     node, xp = ctx.name, ctx.xp
 
