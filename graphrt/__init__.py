@@ -73,6 +73,8 @@ from .ops.control_flow_ops import switch_case
 from .strings import print_v2 as print  # noqa: A004 - the TF name
 from .ops.extra_ops import numpy_function, py_function
 from .ops.variable_scope import make_template
+from .variable_partitioners import (create_partitioned_variables, fixed_size_partitioner,  # noqa: F401
+                                    min_max_variable_partitioner, variable_axis_size_partitioner)
 from .summary import Event, SessionLog, Summary, SummaryMetadata
 from .summary.encode import HistogramProto
 from .ops.array_ops import (batch_to_space, batch_to_space_nd, depth_to_space, meshgrid, repeat, roll,

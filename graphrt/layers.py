@@ -26,6 +26,7 @@ from .framework.tensor_shape import as_shape
 from .ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops
 from .ops import variable_scope as vs
 from .ops import variables as variables_lib
+from .ops.partitioned_variable import PartitionedVariable
 
 __all__ = ["Layer", "Dense", "Dropout", "Flatten", "Conv2D", "MaxPooling2D", "AveragePooling2D",
            "BatchNormalization", "dense", "dropout", "flatten", "conv2d", "max_pooling2d", "average_pooling2d",
@@ -258,7 +259,11 @@ class Layer:
                                            partitioner=partitioner, use_resource=use_resource)
                 if regularizer and variable not in existing:
                     self._handle_weight_regularization(name, variable, regularizer)
-        if trainable and self.trainable and variable in variables_lib.trainable_variables():
+        if isinstance(variable, PartitionedVariable):
+            # TF's layers keep a partitioned weight's parts among the non-trainable weights (so
+            # `trainable_weights` leaves them out, while the collections hold them as trainable)
+            self._non_trainable_weights.extend(variable)
+        elif trainable and self.trainable and variable in variables_lib.trainable_variables():
             self._trainable_weights.append(variable)
         else:
             self._non_trainable_weights.append(variable)
@@ -806,10 +811,19 @@ class BatchNormalization(Layer):
             self.beta = self.add_weight("beta", shape=param_shape, dtype=param_dtype,
                                         initializer=self.beta_initializer, regularizer=self.beta_regularizer,
                                         constraint=self.beta_constraint, trainable=True)
-        self.moving_mean = self.add_weight("moving_mean", shape=param_shape, dtype=param_dtype,
-                                           initializer=self.moving_mean_initializer, trainable=False)
-        self.moving_variance = self.add_weight("moving_variance", shape=param_shape, dtype=param_dtype,
-                                               initializer=self.moving_variance_initializer, trainable=False)
+        # the moving statistics are never partitioned (their updates assign them whole), as in TF
+        scope = self._scope
+        partitioner = scope.partitioner if scope is not None else None
+        if partitioner is not None:
+            scope.set_partitioner(None)
+        try:
+            self.moving_mean = self.add_weight("moving_mean", shape=param_shape, dtype=param_dtype,
+                                               initializer=self.moving_mean_initializer, trainable=False)
+            self.moving_variance = self.add_weight("moving_variance", shape=param_shape, dtype=param_dtype,
+                                                   initializer=self.moving_variance_initializer, trainable=False)
+        finally:
+            if partitioner is not None:
+                scope.set_partitioner(partitioner)
         self.built = True
 
     def _assign_moving_average(self, variable, value, momentum):

@@ -5,15 +5,17 @@ from ..framework.op_builder import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops
 from ..ops.clip_ops import clip_by_norm
+from ..ops.partitioned_variable import PartitionedVariable
 from ..partition_stitch import dynamic_partition, parallel_dynamic_stitch
 
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None):
     """The rows of `params` for each id, shaped ids.shape + a row's shape. `params` is one
-    tensor or variable, or a list of shards of one table: id i is in shard i % n ("mod") or in
+    tensor or variable, or a list of shards of one table (a partitioned variable is the list of
+    its parts): id i is in shard i % n ("mod") or in
     the shard whose run of consecutive ids holds it ("div": the first (total % n) shards hold
     one row more). With `max_norm`, each row is clipped to that l2-norm."""
-    shards = list(params) if isinstance(params, (list, tuple)) else [params]
+    shards = list(params) if isinstance(params, (list, tuple, PartitionedVariable)) else [params]
     if not shards:
         raise ValueError("Need at least one param")
     g = get_default_graph()

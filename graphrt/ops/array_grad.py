@@ -13,7 +13,7 @@ from . import array_ops, math_ops
 from .math_grad import sum_to
 
 for _name in ("Const", "Placeholder", "StopGradient", "Shape", "Size", "Rank", "ZerosLike", "OnesLike", "OneHot",
-              "Where", "InvertPermutation", "ReducedShape"):
+              "Where", "InvertPermutation", "ReducedShape", "ConcatOffset"):
     not_differentiable(_name)
 
 

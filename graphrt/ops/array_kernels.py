@@ -244,6 +244,36 @@ def _concat(ctx):
     return concat
 
 
+@register_kernel("ConcatOffset", "CPU", host_memory=("concat_dim", "shape", "offset"))
+def _concat_offset(ctx):
+    name = ctx.name
+
+    def concat_offset(concat_dim, *shapes):
+        first = np.asarray(shapes[0])
+        rank = first.size
+        axis = int(concat_dim)
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(f"Concat dim is out of range: {axis} vs. {rank}", node=name)
+        axis %= rank
+        offsets, at = [], 0
+        for i, shape in enumerate(shapes):
+            shape = np.asarray(shape)
+            if shape.size != rank:
+                raise errors.InvalidArgumentError(f"input {i} should contain {rank} elements, but got "
+                                                  f"{shape.size}", node=name)
+            others = [d for d in range(rank) if d != axis]
+            if not np.array_equal(shape[others], first[others]):
+                raise errors.InvalidArgumentError(f"All dimensions except {axis} must match. Input {i} has shape "
+                                                  f"{shape.tolist()} and doesn't match input 0 with shape "
+                                                  f"{first.tolist()}.", node=name)
+            offset = np.zeros(rank, dtype=shape.dtype)
+            offset[axis] = at
+            offsets.append(offset)
+            at += int(shape[axis])
+        return tuple(offsets) if len(offsets) > 1 else offsets[0]
+    return concat_offset
+
+
 @register_kernel("Split", ALL_DEVICES, host_memory=("split_dim",))
 def _split(ctx):
     xp, name = ctx.xp, ctx.name

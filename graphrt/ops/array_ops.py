@@ -235,6 +235,11 @@ def _concat_shape(ctx):
 
 register_op("ConcatV2", ["values: N * T", "axis: Tidx"], ["output: T"], attrs={"Tidx": dtypes.int32},
             shape_fn=_concat_shape, allowed_types={"Tidx": INDEX})
+# TF's ConcatV2 gradient slices with these offsets: a TensorFlow training graph names the op.
+register_op("ConcatOffset", ["concat_dim: int32", "shape: N * shape_type"], ["offset: N * shape_type"],
+            attrs={"shape_type": dtypes.int32}, allowed_types={"shape_type": INDEX},
+            shape_fn=lambda ctx: [ctx.shape(i + 1) for i in range(ctx.num_inputs - 1)],
+            doc="Where each input starts in a concatenation along `concat_dim`, given the inputs' shapes.")
 
 
 def _split_axis(axis, rank):

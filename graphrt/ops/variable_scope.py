@@ -24,9 +24,11 @@ import inspect
 import threading
 
 from ..framework import dtypes
-from ..framework.graph import GraphKeys, get_default_graph, graph_of
+from ..framework.graph import GraphKeys, Tensor, get_default_graph, graph_of
 from ..framework.op_builder import convert_to_tensor, register_tensor_conversion_function
 from ..framework.tensor_shape import as_shape
+from . import array_ops
+from . import partitioned_variable as partitioned
 from . import variables as variables_lib
 
 
@@ -152,7 +154,20 @@ class _VariableStore:
                          aggregation=None):
             is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
             if partitioner is not None and not is_scalar:
-                raise NotImplementedError(f"graphrt does not support partitioned variables (variable {name})")
+                if not callable(partitioner):
+                    raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+                with get_default_graph().name_scope(None):
+                    return self._get_partitioned_variable(
+                        name, partitioner, shape=shape, dtype=dtype, initializer=initializer,
+                        regularizer=regularizer, reuse=reuse, trainable=trainable, collections=collections,
+                        caching_device=caching_device, validate_shape=validate_shape, constraint=constraint)
+            if reuse is True and partitioner is None and name in self._partitioned_vars:
+                # reusing a partitioned variable needs no partitioner
+                return self._get_partitioned_variable(name, None, shape=shape, dtype=dtype, reuse=reuse)
+            if f"{name}/part_0" in self._vars:
+                raise ValueError(f"No partitioner was provided, but a partitioned version of the variable was "
+                                 f"found: {name}/part_0. Perhaps a variable of the same name was already created "
+                                 f"with partitioning?")
             return self._get_single_variable(name, shape=shape, dtype=dtype, initializer=initializer,
                                              regularizer=regularizer, reuse=reuse, trainable=trainable,
                                              collections=collections, caching_device=caching_device,
@@ -173,9 +188,86 @@ class _VariableStore:
                             caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
                             use_resource=use_resource, constraint=constraint)
 
+    def _get_partitioned_variable(self, name, partitioner, shape=None, dtype=dtypes.float32, initializer=None,
+                                  regularizer=None, reuse=None, trainable=None, collections=None,
+                                  caching_device=None, validate_shape=True, constraint=None):
+        """A PartitionedVariable: the parts `<name>/part_<i>` (each a variable of the store, with its
+        SaveSliceInfo), created or, under reuse, found with the same shape, dtype and partitions."""
+        initializing_from_value = initializer is not None and isinstance(initializer, Tensor)
+        if name in self._vars:
+            raise ValueError(f"A partitioner was provided, but an unpartitioned version of the variable was found: "
+                             f"{name}.  Perhaps a variable of the same name was already created without "
+                             f"partitioning?")
+        shape = as_shape(shape)
+        if initializing_from_value:
+            shape = shape.merge_with(initializer.get_shape())
+        dtype = dtypes.as_dtype(dtype)
+        partitions = None
+        if not reuse or partitioner:
+            partitions = partitioned.call_partitioner(partitioner, shape, dtype)
+
+        if name in self._partitioned_vars:
+            if reuse is False:
+                raise ValueError(f"Partitioned variable with name {name} already exists. Did you mean to set "
+                                 f"reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            found = self._partitioned_vars[name]
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified shape {shape} and "
+                                 f"found shape {found.get_shape()}.")
+            if not dtype.is_compatible_with(found.dtype):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified dtype {dtype.name} "
+                                 f"and found dtype {found.dtype.name}.")
+            if partitions is not None and found._get_partitions() != partitions:
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified partitions "
+                                 f"{partitions} and found partitions {found._get_partitions()}.")
+            return found
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created with "
+                             f"tf.get_variable(). Did you mean to set reuse=False or reuse=tf.AUTO_REUSE in "
+                             f"VarScope?")
+
+        axis, num_slices = partitioned.slice_axis_and_count(partitions)
+        if f"{name}/part_0" in self._vars:
+            if f"{name}/part_{num_slices - 1}" not in self._vars:
+                raise ValueError(f"Partitioner returned a different partitioning than what was already found.  "
+                                 f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was found, "
+                                 f"but {name}/part_{num_slices - 1} was not.")
+            if f"{name}/part_{num_slices}" in self._vars:
+                raise ValueError(f"Partitioner returned a different partitioning than what was already found.  "
+                                 f"Partitioner returned {num_slices} shards, and shard {name}/part_0 was found, "
+                                 f"but so was the extra shard {name}/part_{num_slices}.")
+        if initializer is None:
+            initializer, _ = _default_initializer(name, dtype)
+        g = get_default_graph()
+        parts = []
+        for i, (offset, part_shape) in enumerate(partitioned.iter_slices(shape.as_list(), num_slices, axis)):
+            part_name = f"{name}/part_{i}"
+            info = partitioned.PartitionInfo(full_shape=shape.as_list(), var_offset=offset)
+            with g.name_scope(part_name + "/PartitionedInitializer"):
+                if callable(initializer):
+                    init, init_shape = initializer, part_shape
+                else:
+                    whole = initializer if isinstance(initializer, Tensor) else convert_to_tensor(initializer,
+                                                                                                  dtype=dtype)
+                    init = array_ops.slice(whole, offset, part_shape)
+                    dtype = init.dtype.base_dtype
+                    init_shape = None
+            with g.name_scope(None):
+                v = self._get_single_variable(part_name, shape=init_shape, dtype=dtype, initializer=init,
+                                              partition_info=info, regularizer=regularizer, reuse=reuse,
+                                              trainable=trainable, collections=collections,
+                                              caching_device=caching_device, validate_shape=validate_shape,
+                                              constraint=constraint)
+            v._set_save_slice_info(variables_lib.SaveSliceInfo(name, shape.as_list(), offset, part_shape))
+            parts.append(v)
+        result = partitioned.PartitionedVariable(name=name, shape=shape, dtype=dtype, variable_list=parts,
+                                                 partitions=partitions)
+        self._partitioned_vars[name] = result
+        return result
+
     def _get_single_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
                              reuse=None, trainable=None, collections=None, caching_device=None, validate_shape=True,
-                             constraint=None):
+                             constraint=None, partition_info=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -217,7 +309,7 @@ class _VariableStore:
                     dims = shape.as_list()
                     if _accepts(initializer, "partition_info"):
                         def init_val(init=initializer, dims=dims, dtype=dtype):
-                            return init(dims, dtype=dtype, partition_info=None)
+                            return init(dims, dtype=dtype, partition_info=partition_info)
                     else:
                         def init_val(init=initializer, dims=dims, dtype=dtype):
                             return init(dims, dtype=dtype)

@@ -16,8 +16,48 @@ from ..framework.tensor_shape import TensorShape
 from . import array_ops, control_ops, math_ops, state_ops
 
 
+class SaveSliceInfo:
+    """Where a part of a partitioned variable sits in the whole (`tf.Variable.SaveSliceInfo`): the
+    whole's name and shape, this part's offset and shape. Savers save the part under the whole's name."""
+
+    def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None, save_slice_info_def=None,
+                 import_scope=None):
+        if save_slice_info_def is not None:
+            full_name = save_slice_info_def.full_name
+            if import_scope:
+                full_name = f"{import_scope}/{full_name}"
+            full_shape = list(save_slice_info_def.full_shape)
+            var_offset = list(save_slice_info_def.var_offset)
+            var_shape = list(save_slice_info_def.var_shape)
+        self.full_name = full_name
+        self.full_shape = [int(d) for d in full_shape]
+        self.var_offset = [int(d) for d in var_offset]
+        self.var_shape = [int(d) for d in var_shape]
+
+    @property
+    def spec(self):
+        """The part's shape_and_slice string, e.g. "10 4 4,3:0,4" (TF's checkpoint slice spec)."""
+        extents = ":".join(f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
+        return " ".join(str(d) for d in self.full_shape) + " " + extents
+
+    def to_proto(self, export_scope=None):
+        from tensorboard.compat.proto import variable_pb2
+        name = self.full_name
+        if export_scope and name.startswith(export_scope + "/"):
+            name = name[len(export_scope) + 1:]
+        elif export_scope:
+            return None
+        return variable_pb2.SaveSliceInfoDef(full_name=name, full_shape=self.full_shape, var_offset=self.var_offset,
+                                             var_shape=self.var_shape)
+
+    def __repr__(self):
+        return f"<SaveSliceInfo {self.full_name} {self.spec}>"
+
+
 class Variable:
     """A mutable tensor that lives across `run` calls (per session, on its device)."""
+
+    SaveSliceInfo = SaveSliceInfo
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
@@ -74,7 +114,9 @@ class Variable:
         self._snapshot = element(variable_def.snapshot_name)
         self._trainable = variable_def.trainable
         self._constraint = None
-        self._save_slice_info = None
+        self._save_slice_info = (SaveSliceInfo(save_slice_info_def=variable_def.save_slice_info_def,
+                                               import_scope=import_scope)
+                                 if variable_def.HasField("save_slice_info_def") else None)
 
     def to_proto(self, export_scope=None):
         """This Variable as TF's VariableDef (names of its ops), for MetaGraphDef collections."""
@@ -83,14 +125,25 @@ class Variable:
         def strip(name):
             return name[len(export_scope) + 1:] if export_scope and name.startswith(export_scope + "/") else name
 
-        return variable_pb2.VariableDef(
+        proto = variable_pb2.VariableDef(
             variable_name=strip(self._variable.name), initializer_name=strip(self._initializer_op.name),
             snapshot_name=strip(self._snapshot.name), trainable=self._trainable,
             initial_value_name=strip(self._initial_value.name) if self._initial_value is not None else "")
+        if self._save_slice_info is not None:
+            slice_def = self._save_slice_info.to_proto(export_scope)
+            if slice_def is not None:
+                proto.save_slice_info_def.CopyFrom(slice_def)
+        return proto
 
     @staticmethod
     def from_proto(variable_def, import_scope=None):
         return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    def _set_save_slice_info(self, save_slice_info):
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
 
     # -- identity ------------------------------------------------------------------
     @property
@@ -418,7 +471,8 @@ class VarianceScaling(Initializer):
 
     def __call__(self, shape, dtype=None, partition_info=None):
         shape = _dims(shape)
-        fan_in, fan_out = _compute_fans(shape)
+        # a part of a partitioned variable scales as the whole variable does
+        fan_in, fan_out = _compute_fans(partition_info.full_shape if partition_info is not None else shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
         rops = random_ops_api()

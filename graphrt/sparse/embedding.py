@@ -9,12 +9,16 @@ from ..framework.op_builder import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..embedding import embedding_lookup
 from ..ops import array_ops, extra_ops, math_ops, nn_ops
+from ..ops.partitioned_variable import PartitionedVariable
 from . import api
 from .sparse_tensor import SparseTensor
 
 
 def _single_params(params):
-    """One table as itself; a list of shards as a list (a list of one is that one)."""
+    """One table as itself; a list of shards (or a partitioned variable's parts) as a list (a list
+    of one is that one)."""
+    if isinstance(params, PartitionedVariable):
+        params = list(params)
     if isinstance(params, (list, tuple)):
         return params[0] if len(params) == 1 else list(params)
     return params

@@ -14,7 +14,7 @@ import numpy as np
 from .. import errors
 from ..framework.registry import register_kernel, register_op
 from ..ops import shape_fns
-from . import checkpoint_bundle
+from . import checkpoint_bundle, tensor_slice
 
 register_op("SaveV2", ["prefix: string", "tensor_names: string", "shape_and_slices: string", "tensors: dtypes"],
             [], is_stateful=True, doc="Writes `tensors` under `tensor_names` as a V2 checkpoint at `prefix`.")
@@ -33,12 +33,9 @@ def _strings(value):
     return [v.decode() if isinstance(v, bytes) else str(v) for v in np.asarray(value, dtype=object).ravel()]
 
 
-def _check_whole(name, names, slices):
+def _check_lengths(name, names, slices):
     if len(slices) != len(names):
         raise errors.InvalidArgumentError(f"{name}: {len(names)} tensor names but {len(slices)} shape_and_slices")
-    sliced = [n for n, s in zip(names, slices) if s]
-    if sliced:
-        raise errors.UnimplementedError(f"{name}: saving or restoring slices is not supported (tensor {sliced[0]})")
 
 
 @register_kernel("SaveV2", "CPU", host_memory=("prefix", "tensor_names", "shape_and_slices", "tensors"))
@@ -46,14 +43,32 @@ def _save_v2(ctx):
     name = ctx.name
 
     def save(prefix, tensor_names, shape_and_slices, *tensors):
-        names = _strings(tensor_names)
-        _check_whole(name, names, _strings(shape_and_slices))
+        names, specs = _strings(tensor_names), _strings(shape_and_slices)
+        _check_lengths(name, names, specs)
         if len(names) != len(tensors):
             raise errors.InvalidArgumentError(f"{name}: {len(names)} tensor names but {len(tensors)} tensors")
         prefix = _strings(prefix)[0]
+        to_write = {}
+        for key, spec, value in zip(names, specs, tensors):
+            full_shape, tslice = tensor_slice.parse_shape_and_slice(spec, f"tensor {key} in {name}")
+            known = to_write.get(key)
+            if tslice is None:
+                if known is not None:
+                    raise errors.InvalidArgumentError(f"{name}: tensor {key} is given twice")
+                to_write[key] = value
+            elif known is None:
+                to_write[key] = checkpoint_bundle.Slices(full_shape, [(tslice, value)])
+            elif isinstance(known, checkpoint_bundle.Slices) and known.full_shape == full_shape:
+                known.parts.append((tslice, value))
+            else:
+                raise errors.InvalidArgumentError(f"{name}: tensor {key} is given whole and in slices, or in "
+                                                  f"slices of two shapes")
         # TF's BundleWriter makes the prefix's directory (a sharded Saver saves into a fresh temp dir)
         os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
-        checkpoint_bundle.write_bundle(prefix, dict(zip(names, tensors)))
+        try:
+            checkpoint_bundle.write_bundle(prefix, to_write)
+        except ValueError as e:  # a value whose shape is not its slice's
+            raise errors.InvalidArgumentError(f"{name}: {e}") from None
     return save
 
 
@@ -62,17 +77,18 @@ def _restore_v2(ctx):
     name, dtypes = ctx.name, list(ctx.attr("dtypes"))
 
     def restore(prefix, tensor_names, shape_and_slices):
-        names = _strings(tensor_names)
-        _check_whole(name, names, _strings(shape_and_slices))
+        names, specs = _strings(tensor_names), _strings(shape_and_slices)
+        _check_lengths(name, names, specs)
         prefix = _strings(prefix)[0]
         reader = checkpoint_bundle.BundleReader(prefix)
         out = []
-        for key, dtype in zip(names, dtypes):
+        for key, spec, dtype in zip(names, specs, dtypes):
             if reader.dtype(key).base_dtype != dtype.base_dtype:
                 raise errors.InvalidArgumentError(
                     f"tensor_name = {key}; expected dtype {dtype.base_dtype.name} does not equal original dtype "
                     f"{reader.dtype(key).name} in checkpoint {prefix}")
-            out.append(reader.read(key))
+            full_shape, tslice = tensor_slice.parse_shape_and_slice(spec, f"tensor {key} in {name}")
+            out.append(reader.read(key) if tslice is None else reader.read_slice(key, tslice, full_shape))
         return out[0] if len(out) == 1 else tuple(out)
     return restore
 
@@ -94,9 +110,17 @@ def _merge_v2_checkpoints(ctx):
         for shard, prefix in enumerate(prefixes):
             reader = checkpoint_bundle.BundleReader(prefix)
             for key in reader.entries:
-                if key in tensors:
+                slices, known = reader.slices(key), tensors.get(key)
+                if not slices and known is None:
+                    tensors[key], shard_of[key] = reader.read(key), shard
+                    continue
+                parts = [(s, reader.read_slice(key, s), shard) for s in slices]
+                if known is None:
+                    tensors[key] = checkpoint_bundle.Slices(reader.shape(key), parts)
+                elif slices and isinstance(known, checkpoint_bundle.Slices) and known.full_shape == reader.shape(key):
+                    known.parts.extend(parts)  # a partitioned variable's parts saved on several devices
+                else:
                     raise errors.InvalidArgumentError(f"{name}: duplicate tensor name {key} in {prefix}")
-                tensors[key], shard_of[key] = reader.read(key), shard
         checkpoint_bundle.write_bundle(destination, tensors, shard_of, max(1, len(prefixes)))
         for prefix in prefixes:
             reader = checkpoint_bundle.BundleReader(prefix)

@@ -43,6 +43,22 @@ class CheckpointReader:
             value = self._npz[name]
         return value[()] if value.ndim == 0 else value
 
+    def get_slice(self, name, tslice, full_shape=None):
+        """The part `tslice` (a tensor_slice.TensorSlice) of tensor `name`, whether the checkpoint holds
+        the whole tensor or slices of it (a partitioned variable restored into other partitions)."""
+        if self._bundle is not None:
+            value = self._bundle.read_slice(name, tslice, full_shape)
+        else:
+            whole = self.get_tensor(name)
+            whole = np.asarray(whole, dtype=object if isinstance(whole, bytes) else None)
+            if full_shape is not None and list(whole.shape) != list(full_shape):
+                raise errors.InvalidArgumentError(f"Tensor {name} in checkpoint {self._prefix} has shape "
+                                                  f"{list(whole.shape)}; the slice {tslice} asked for expects "
+                                                  f"{list(full_shape)}")
+            tslice.check_within(whole.shape, f"tensor {name}")
+            value = whole[tslice.index(whole.shape)]
+        return value
+
     def get_variable_to_shape_map(self):
         if self._bundle is not None:
             return {n: self._bundle.shape(n) for n in self._names()}

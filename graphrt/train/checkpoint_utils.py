@@ -14,6 +14,7 @@ from ..framework.op_builder import apply_op, convert_to_tensor
 from ..ops import state_ops
 from ..ops import variable_scope as vs
 from ..ops import variables as variables_lib
+from ..ops.partitioned_variable import PartitionedVariable
 from .checkpoint_reader import load_checkpoint
 from .checkpoint_state import latest_checkpoint
 
@@ -30,20 +31,31 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     items = assignment_map.items() if hasattr(assignment_map, "items") else assignment_map
     store_vars = vs._get_default_variable_store()._vars
     for tensor_name, current in sorted(items, key=lambda pair: pair[0]):
-        var = current if isinstance(current, variables_lib.Variable) else store_vars.get(current)
+        if isinstance(current, PartitionedVariable):
+            current = list(current)
+        if isinstance(current, variables_lib.Variable) or (
+                isinstance(current, list) and current and all(isinstance(v, variables_lib.Variable) for v in current)):
+            var = current
+        else:
+            var = store_vars.get(current)
+            if var is None:
+                var = _partitioned_parts(current, store_vars)
         if var is not None:
             if tensor_name not in variable_map:
                 raise ValueError(f"Tensor {tensor_name} is not found in {ckpt_dir_or_file} checkpoint {variable_map}")
-            if not var.get_shape().is_compatible_with(variable_map[tensor_name]):
+            if isinstance(var, variables_lib.Variable) and not var.get_shape().is_compatible_with(
+                    variable_map[tensor_name]):
                 raise ValueError(f"Shape of variable {var.name} ({var.get_shape()}) doesn't match with shape of "
                                  f"tensor {tensor_name} ({variable_map[tensor_name]}) from checkpoint reader.")
-            _set_checkpoint_initializer(var, ckpt_file, tensor_name)
+            _set_variable_or_list_initializer(var, ckpt_file, tensor_name)
             continue
         scopes = current[:current.rindex("/")] if "/" in current else ""
         if not tensor_name.endswith("/"):
             raise ValueError(f"Assignment map with scope only name {scopes} should map to scope only "
                              f"{tensor_name}. Should be 'scope/': 'other_scope/'.")
-        for var_name in sorted(n for n in store_vars if not scopes or n.startswith(scopes + "/")):
+        # a partitioned variable's parts read slices of one tensor, named after the whole
+        names = sorted({n[:n.index("/part_")] if "/part_" in n else n for n in store_vars})
+        for var_name in (n for n in names if not scopes or n.startswith(scopes + "/")):
             full_name = var_name[len(scopes):]
             if current != "/":
                 full_name = full_name[1:]
@@ -53,15 +65,43 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
             if full_name not in variable_map:
                 raise ValueError(f"Tensor {full_name} ({var_name[len(scopes) + 1:]} in {tensor_name}) is not found in "
                                  f"{ckpt_dir_or_file} checkpoint")
-            _set_checkpoint_initializer(store_vars[var_name], ckpt_file, full_name)
+            var = store_vars.get(var_name)
+            if var is None:
+                var = _partitioned_parts(var_name, store_vars)
+            _set_variable_or_list_initializer(var, ckpt_file, full_name)
 
 
-def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, name="checkpoint_initializer"):
+def _partitioned_parts(name, store_vars):
+    """The parts `<name>/part_0`, `<name>/part_1`, ... of the store, or None."""
+    parts = []
+    while f"{name}/part_{len(parts)}" in store_vars:
+        parts.append(store_vars[f"{name}/part_{len(parts)}"])
+    return parts or None
+
+
+def _set_variable_or_list_initializer(var, ckpt_file, tensor_name):
+    if isinstance(var, variables_lib.Variable):
+        _set_checkpoint_initializer(var, ckpt_file, tensor_name)
+        return
+    full_name = None
+    for part in var:
+        info = part._get_save_slice_info()
+        if info is None:
+            raise ValueError(f"Variable {part.name} in a list mapped to checkpoint tensor {tensor_name} is not a "
+                             f"part of a partitioned variable")
+        if full_name is None:
+            full_name = info.full_name
+        elif full_name != info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {full_name} != {info.full_name}")
+        _set_checkpoint_initializer(part, ckpt_file, tensor_name, info.spec)
+
+
+def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec="", name="checkpoint_initializer"):
     g = get_default_graph()
     with g.device(variable.device), g.device("/cpu:0"):
         restore = apply_op("RestoreV2", [convert_to_tensor(ckpt_file, dtype=dtypes.string),
                                          convert_to_tensor([tensor_name], dtype=dtypes.string),
-                                         convert_to_tensor([""], dtype=dtypes.string)],
+                                         convert_to_tensor([slice_spec], dtype=dtypes.string)],
                            name=name, dtypes=[variable.dtype.base_dtype]).outputs[0]
     restore.set_shape(variable.get_shape())
     with g.colocate_with(variable.op):

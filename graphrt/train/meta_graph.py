@@ -159,8 +159,14 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         return Saver(saver_def=saver_def, max_to_keep=saver_def.max_to_keep)
     global_vars = graph.get_collection(GraphKeys.GLOBAL_VARIABLES)
     if import_scope:  # the checkpoint beside the graph names the variables without the scope
-        global_vars = {v.op.name[len(import_scope) + 1:]: v
-                       for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, import_scope + "/")}
+        scoped_vars = {}
+        for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, import_scope + "/"):
+            info = v._get_save_slice_info()
+            if info is None:
+                scoped_vars[v.op.name[len(import_scope) + 1:]] = v
+            else:  # a partitioned variable's parts are saved as slices of the whole
+                scoped_vars.setdefault(info.full_name[len(import_scope) + 1:], []).append(v)
+        global_vars = scoped_vars
     if not global_vars:
         return None
     return Saver(global_vars, max_to_keep=meta.saver_def.max_to_keep if meta.HasField("saver_def") else 5)

@@ -19,6 +19,7 @@ from ..framework.op_builder import convert_to_tensor
 from ..ops import control_flow_ops, control_ops, math_ops, state_ops
 from ..ops import variable_scope as vs
 from ..ops import variables as variables_lib
+from .optimizer import inherit_save_slice_info
 
 
 
@@ -70,10 +71,14 @@ def _create_shadow(primary, value, name, colocate):
     with vs.variable_scope(None, default_name=f"{primary.op.name}/{name}"):
         with g.colocate_with(primary.op) if colocate else contextlib.nullcontext():
             if callable(value):
-                return vs.get_variable("", shape=primary.get_shape(), dtype=primary.dtype.base_dtype,
-                                       initializer=value, trainable=False)
-            return vs.get_variable("", initializer=value, trainable=False,
-                                   validate_shape=value.get_shape().is_fully_defined())
+                shadow = vs.get_variable("", shape=primary.get_shape(), dtype=primary.dtype.base_dtype,
+                                         initializer=value, trainable=False)
+            else:
+                shadow = vs.get_variable("", initializer=value, trainable=False,
+                                         validate_shape=value.get_shape().is_fully_defined())
+    if isinstance(primary, variables_lib.Variable):
+        inherit_save_slice_info(primary, shadow)
+    return shadow
 
 
 class ExponentialMovingAverage:

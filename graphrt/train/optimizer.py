@@ -200,12 +200,29 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name):
             scope.set_partitioner(None)
             try:
                 if shape.is_fully_defined():
-                    return vs.get_variable("", initializer=initializer, trainable=False, shape=shape,
+                    slot = vs.get_variable("", initializer=initializer, trainable=False, shape=shape,
                                            dtype=dtype, validate_shape=True)
-                value = initializer(array_ops.shape(primary), dtype=dtype) if callable(initializer) else initializer
-                return vs.get_variable("", initializer=value, trainable=False, validate_shape=False)
+                else:
+                    value = (initializer(array_ops.shape(primary), dtype=dtype) if callable(initializer)
+                             else initializer)
+                    slot = vs.get_variable("", initializer=value, trainable=False, validate_shape=False)
             finally:
                 scope.set_partitioner(partitioner)
+    inherit_save_slice_info(primary, slot)
+    return slot
+
+
+def inherit_save_slice_info(primary, slot):
+    """A slot of a partitioned variable's part is a part too: `w/part_1/Adam` saves as slice
+    "w/Adam" of the same offsets (cut to the slot's rank, none for a scalar slot)."""
+    info = getattr(primary, "_save_slice_info", None)
+    if info is None:
+        return
+    slot_name = slot.op.name[len(primary.op.name) + 1:]
+    n = slot.shape.ndims
+    if n is None or n > 0:
+        slot._set_save_slice_info(variables_lib.SaveSliceInfo(f"{info.full_name}/{slot_name}", info.full_shape[:n],
+                                                              info.var_offset[:n], info.var_shape[:n]))
 
 
 def create_zeros_slot(primary, name, dtype=None):

@@ -19,7 +19,8 @@ from .. import errors
 from ..framework.graph import GraphKeys, get_default_graph
 from ..ops import array_ops, control_ops, state_ops
 from ..ops import variables as variables_lib
-from . import checkpoint_bundle, checkpoint_state
+from ..ops.partitioned_variable import PartitionedVariable
+from . import checkpoint_bundle, checkpoint_state, tensor_slice
 from .checkpoint_reader import CheckpointReader
 from .checkpoint_state import checkpoint_exists, get_checkpoint_state, latest_checkpoint  # noqa: F401
 
@@ -44,32 +45,24 @@ class Saver:
             return
         if var_list is None:
             var_list = variables_lib.global_variables()
-        if isinstance(var_list, dict):
-            named = dict(var_list)
-            seen = set()
-            for key in sorted(named):
-                if id(named[key]) in seen:
-                    raise ValueError(f"The same saveable will be restored with two names: {key}")
-                seen.add(id(named[key]))
-        else:
-            named = {}
-            for v in var_list:
-                key = v.op.name
-                if key in named:
-                    raise ValueError(f"At least two variables have the same name: {key}")
-                named[key] = v
+        named = _saveables_by_name(var_list)
         if not named and not allow_empty:
             raise ValueError("No variables to save")
-        self._vars = named
+        self._vars = named  # checkpoint key -> a Variable, or the list of a partitioned variable's parts
         g = self._graph
-        self._placeholders = {}
+        self._placeholders = {}  # checkpoint key -> [(variable, its slice or None, placeholder)]
         assigns = []
         with g.name_scope(name or "save"):
-            for i, (key, var) in enumerate(sorted(named.items())):
-                ph = array_ops.placeholder(var.dtype.base_dtype, var.shape, name=f"restore_{i}")
-                self._placeholders[key] = ph
-                with g.colocate_with(var):
-                    assigns.append(state_ops.assign(var, ph).op)
+            i = 0
+            for key, saved in sorted(named.items()):
+                feeds = self._placeholders[key] = []
+                for var in (saved if isinstance(saved, list) else [saved]):
+                    ph = array_ops.placeholder(var.dtype.base_dtype, var.shape, name=f"restore_{i}")
+                    i += 1
+                    info = var._get_save_slice_info() if isinstance(saved, list) else None
+                    feeds.append((var, info, ph))
+                    with g.colocate_with(var):
+                        assigns.append(state_ops.assign(var, ph).op)
             self._restore_op = control_ops.group(*assigns, name="restore_all") if assigns else None
         g.add_to_collection(GraphKeys.SAVERS, self)
 
@@ -96,10 +89,7 @@ class Saver:
         if self._saver_def is not None:
             sess.run(self._saver_def.save_tensor_name, {self._saver_def.filename_tensor_name: prefix})
         else:
-            values = sess.run(self._vars) if self._vars else {}
-            shard_of, num_shards = self._shards()
-            checkpoint_bundle.write_bundle(prefix, {k: np.asarray(v) for k, v in values.items()}, shard_of,
-                                           num_shards)
+            checkpoint_bundle.write_bundle(prefix, *self._fetch(sess))
         if write_meta_graph:
             from .meta_graph import export_meta_graph
             # A SaverDef is written only when it names SaveV2/RestoreV2 ops (one TensorFlow built). Without
@@ -117,13 +107,37 @@ class Saver:
                                                          latest_filename=latest_filename)
         return prefix
 
-    def _shards(self):
-        """TF's sharded save: one data file per device holding variables, devices in sorted order."""
-        if not self._sharded:
-            return None, 1
-        devices = sorted({_canonical_device(v.device) for v in self._vars.values()})
-        shard = {d: i for i, d in enumerate(devices)}
-        return {k: shard[_canonical_device(v.device)] for k, v in self._vars.items()}, max(1, len(devices))
+    def _fetch(self, sess):
+        """(tensors, shard_of, num_shards) for write_bundle: the values of one run, a partitioned
+        variable's parts as slices of its whole; with `sharded`, one data file per device holding
+        variables (TF's sharded save), devices in sorted order."""
+        values = sess.run(self._vars) if self._vars else {}
+        if self._sharded:
+            devices = sorted({_canonical_device(v.device) for v in self._variables()})
+            shard = {d: i for i, d in enumerate(devices)}
+            num_shards = max(1, len(devices))
+        else:
+            shard, num_shards = None, 1
+
+        def shard_of(var):
+            return shard[_canonical_device(var.device)] if shard else 0
+
+        tensors, shards = {}, {}
+        for key, saved in self._vars.items():
+            if not isinstance(saved, list):
+                tensors[key], shards[key] = np.asarray(values[key]), shard_of(saved)
+                continue
+            full_shape = saved[0]._get_save_slice_info().full_shape
+            parts = []
+            for var, value in zip(saved, values[key]):
+                _, tslice = tensor_slice.parse_shape_and_slice(var._get_save_slice_info().spec, f"variable {var.name}")
+                parts.append((tslice, np.asarray(value), shard_of(var)))
+            tensors[key] = checkpoint_bundle.Slices(full_shape, parts)
+        return tensors, shards, num_shards
+
+    def _variables(self):
+        for saved in self._vars.values():
+            yield from saved if isinstance(saved, list) else [saved]
 
     @property
     def saver_def(self):
@@ -152,24 +166,76 @@ class Saver:
             return
         reader = CheckpointReader(save_path[:-4] if save_path.endswith(".npz") else save_path)
         feed = {}
-        for key, ph in self._placeholders.items():
+        for key, feeds in self._placeholders.items():
             if not reader.has_tensor(key):
                 raise errors.NotFoundError(f"Key {key} not found in checkpoint {save_path}")
-            value = reader.get_tensor(key)
-            value = np.asarray(value, dtype=object if isinstance(value, bytes) else None)
-            want = ph.dtype.base_dtype
-            if value.dtype != want.np and not (want.name == "string" and value.dtype.kind == "O"):
-                raise errors.InvalidArgumentError(
-                    f"tensor_name = {key}; expected dtype {want.name} does not equal original dtype "
-                    f"{value.dtype} in checkpoint {save_path}")
-            if self._reshape and ph.shape.is_fully_defined() and value.size == ph.shape.num_elements():
-                value = value.reshape(ph.shape.as_list())  # TF's reshape=True: same elements, another shape
-            if not ph.shape.is_compatible_with(value.shape):
-                raise errors.InvalidArgumentError(
-                    f"Restoring {key} from checkpoint {save_path}: the checkpoint has shape "
-                    f"{list(value.shape)} but the variable has shape {ph.shape.as_list()}")
-            feed[ph] = value
+            for var, info, ph in feeds:
+                if info is not None:  # a part of a partitioned variable: its slice, however the whole was saved
+                    full_shape, tslice = tensor_slice.parse_shape_and_slice(info.spec, f"variable {var.name}")
+                    value = reader.get_slice(key, tslice, full_shape)
+                else:
+                    value = reader.get_tensor(key)
+                value = np.asarray(value, dtype=object if isinstance(value, bytes) else None)
+                want = ph.dtype.base_dtype
+                if value.dtype != want.np and not (want.name == "string" and value.dtype.kind == "O"):
+                    raise errors.InvalidArgumentError(
+                        f"tensor_name = {key}; expected dtype {want.name} does not equal original dtype "
+                        f"{value.dtype} in checkpoint {save_path}")
+                if self._reshape and ph.shape.is_fully_defined() and value.size == ph.shape.num_elements():
+                    value = value.reshape(ph.shape.as_list())  # TF's reshape=True: same elements, another shape
+                if not ph.shape.is_compatible_with(value.shape):
+                    raise errors.InvalidArgumentError(
+                        f"Restoring {key} from checkpoint {save_path}: the checkpoint has shape "
+                        f"{list(value.shape)} but the variable has shape {ph.shape.as_list()}")
+                feed[ph] = value
         sess.run(self._restore_op, feed)
+
+
+def _saveables_by_name(var_list):
+    """{checkpoint key: Variable, or the parts of a partitioned variable in a list} (TF's
+    op_list_to_dict for a list, its slice checks for a dict)."""
+    named = {}
+    if isinstance(var_list, dict):
+        seen = set()
+        for key in sorted(var_list):
+            value = var_list[key]
+            if id(value) in seen:
+                raise ValueError(f"The same saveable will be restored with two names: {key}")
+            seen.add(id(value))
+            named[key] = _slices(value) if isinstance(value, (list, tuple, PartitionedVariable)) else value
+        return named
+    for v in var_list:
+        if isinstance(v, PartitionedVariable):
+            if v.name in named:
+                raise ValueError(f"At least two variables have the same name: {v.name}")
+            named[v.name] = list(v)
+        elif isinstance(v, variables_lib.Variable) and v._get_save_slice_info() is not None:
+            key = v._get_save_slice_info().full_name
+            if key in named and not isinstance(named[key], list):
+                raise ValueError(f"Mixing slices and non-slices with the same name: {key}")
+            named.setdefault(key, []).append(v)
+        else:
+            key = v.op.name
+            if key in named:
+                raise ValueError(f"At least two variables have the same name: {key}")
+            named[key] = v
+    return named
+
+
+def _slices(value):
+    parts = list(value)
+    full_name = None
+    for v in parts:
+        if not isinstance(v, variables_lib.Variable):
+            raise ValueError(f"Slices must all be Variables: {v}")
+        info = v._get_save_slice_info()
+        if info is None:
+            raise ValueError(f"Slices must all be slices: {v}")
+        if full_name is None:
+            full_name = info.full_name
+        elif full_name != info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {full_name} != {info.full_name}")
+    return parts
 
 
 def _canonical_device(device):

@@ -47,7 +47,14 @@ def _grouped_variables(vars_to_warm_start):
                              f"are {[type(v) for v in vars_to_warm_start]}")
     else:
         raise ValueError(f"`vars_to_warm_start must be a `list` or `str`.  Given type is {type(vars_to_warm_start)}")
-    return {v.op.name: v for v in found}
+    grouped = {}
+    for v in found:  # a partitioned variable's parts warm-start together, from slices of one tensor
+        info = v._get_save_slice_info()
+        if info is None:
+            grouped[v.op.name] = v
+        else:
+            grouped.setdefault(info.full_name, []).append(v)
+    return grouped
 
 
 def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_vocab_info=None,
@@ -64,6 +71,9 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
         vocab_info = vocab_infos.get(var_name)
         if vocab_info:
             count += 1
+            if isinstance(var, list):
+                raise NotImplementedError(f"warm_start with a VocabInfo for partitioned variable {var_name} is not "
+                                          f"supported in graphrt; warm-start it without one, or unpartitioned")
             _warm_start_var_with_vocab(var, ckpt_to_initialize_from, prev_name, vocab_info)
         elif vars_to_warm_start:
             count += 1
