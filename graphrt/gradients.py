@@ -18,6 +18,7 @@ and a loop's Exits are processed together once they are all ready.
 """
 import collections
 
+from .framework import dtypes
 from .framework import function, registry
 from .framework.graph import Tensor, graph_of
 from .framework.indexed_slices import IndexedSlices
@@ -277,9 +278,13 @@ def _sum(values):
     if len(values) == 1:
         return values[0]
     if all(isinstance(v, IndexedSlices) for v in values):
-        # Sparse stays sparse: the rows of every gradient, one after the other (TF1).
+        # Sparse stays sparse: the rows of every gradient, one after the other (TF1); int32
+        # indices become int64 when the others are (ids of a lookup and of a sparse lookup).
+        indices = [v.indices for v in values]
+        if len({i.dtype.base_dtype for i in indices}) > 1:
+            indices = [math_ops.cast(i, dtypes.int64) if i.dtype.base_dtype == dtypes.int32 else i for i in indices]
         return IndexedSlices(array_ops.concat([v.values for v in values], 0),
-                             array_ops.concat([v.indices for v in values], 0), values[0].dense_shape)
+                             array_ops.concat(indices, 0), values[0].dense_shape)
     return math_ops.add_n([convert_to_tensor(v) for v in values])
 
 

@@ -31,8 +31,9 @@ def variable_axis_size_partitioner(max_shard_bytes, axis=0, bytes_per_string_ele
     """Parts along `axis` of at most `max_shard_bytes` each where one axis allows it (at most
     one part per index of the axis, and at most `max_shards` parts)."""
     if max_shard_bytes < 1 or bytes_per_string_element < 1:
+        # TF's words, its missing space included
         raise ValueError(f"Both max_shard_bytes and bytes_per_string_element must be positive. Currently, "
-                         f"max_shard_bytes is {max_shard_bytes} and bytes_per_string_element is "
+                         f"max_shard_bytes is {max_shard_bytes} andbytes_per_string_element is "
                          f"{bytes_per_string_element}")
     if max_shards and max_shards < 1:
         raise ValueError("max_shards must be positive.")

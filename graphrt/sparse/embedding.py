@@ -8,7 +8,7 @@ from ..framework.graph import get_default_graph
 from ..framework.op_builder import convert_to_tensor
 from ..framework.tensor_shape import TensorShape
 from ..embedding import embedding_lookup
-from ..ops import array_ops, extra_ops, math_ops, nn_ops
+from ..ops import array_ops, extra_ops, math_ops
 from ..ops.partitioned_variable import PartitionedVariable
 from . import api
 from .sparse_tensor import SparseTensor
