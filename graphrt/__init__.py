@@ -84,8 +84,9 @@ from .ops.extra_ops import (accumulate_n, bincount, confusion_matrix, is_non_dec
 from .recompute import recompute_grad
 from .tensor_array import TensorArray
 from .functional import foldl, foldr, map_fn, scan
-from .data_flow import (FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader,
-                        WholeFileReader, count_up_to, matching_files, read_file, write_file)
+from .data_flow import (FIFOQueue, FixedLengthRecordReader, IdentityReader, PaddingFIFOQueue, QueueBase,
+                        RandomShuffleQueue, ReaderBase, TextLineReader, WholeFileReader, count_up_to, matching_files,
+                        read_file, write_file)
 from .data_flow.accumulators import (ConditionalAccumulator, ConditionalAccumulatorBase,  # noqa: F401
                                    SparseConditionalAccumulator)
 from .framework.indexed_slices import IndexedSlices

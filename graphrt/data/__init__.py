@@ -8,7 +8,7 @@ Modules: ops (declarations), datasets and kernels (what runs), dataset_ops,
 iterator_ops, generator and structured_function (the Python API).
 """
 from . import ops, kernels  # noqa: F401 - registers the ops and their kernels
-from .dataset_ops import AUTOTUNE, Dataset, TextLineDataset, TFRecordDataset
+from .dataset_ops import AUTOTUNE, Dataset, FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 from .iterator_ops import Iterator, make_initializable_iterator, make_one_shot_iterator
 from . import experimental  # noqa: F401
 
@@ -28,5 +28,5 @@ def get_output_classes(dataset_or_iterator):
 
 DatasetV1 = Dataset
 
-__all__ = ["AUTOTUNE", "Dataset", "DatasetV1", "Iterator", "TextLineDataset", "TFRecordDataset", "get_output_classes",
+__all__ = ["AUTOTUNE", "Dataset", "DatasetV1", "FixedLengthRecordDataset", "Iterator", "TextLineDataset", "TFRecordDataset", "get_output_classes",
            "get_output_shapes", "get_output_types", "make_initializable_iterator", "make_one_shot_iterator"]

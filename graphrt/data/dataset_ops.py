@@ -496,3 +496,25 @@ class TextLineDataset(_FileRecordDataset):
 class TFRecordDataset(_FileRecordDataset):
     """The records of one or more TFRecord files (`tf.data.TFRecordDataset`)."""
     _OP = "TFRecordDataset"
+
+
+class FixedLengthRecordDataset(Dataset):
+    """Records of `record_bytes` bytes from binary files, between a header and a footer of each
+    (`tf.data.FixedLengthRecordDataset`; CIFAR-10's binary files, for one)."""
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
+                 compression_type=None, num_parallel_reads=None, name=None):
+        g = get_default_graph()
+        with g.name_scope(name or "FixedLengthRecordDataset"):
+            files = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+            if files.shape.ndims not in (None, 0, 1):
+                raise TypeError(f"`filenames` must be a `tf.Tensor` of rank 0 or 1, got rank {files.shape.ndims}.")
+            sizes = [_int64(0 if v is None else v, n) for v, n in
+                     ((header_bytes, "header_bytes"), (record_bytes, "record_bytes"), (footer_bytes, "footer_bytes"),
+                      (256 * 1024 if buffer_size is None else buffer_size, "buffer_size"))]
+            compression = convert_to_tensor(compression_type or "", dtype=dtypes.string, name="compression_type")
+        if num_parallel_reads not in (None, 1):
+            raise ValueError("FixedLengthRecordDataset: graphrt reads the files one after another; "
+                             "num_parallel_reads (which interleaves them) is not supported")
+        op = _create("FixedLengthRecordDatasetV2", [files] + sizes + [compression], {}, name)
+        super().__init__(op.outputs[0], Spec(dtypes.string, []))

@@ -16,6 +16,7 @@ import zlib
 import numpy as np
 
 from .. import errors
+from ..data_flow.io_ops import decompress, read_bytes
 from ..records import tfrecord
 
 
@@ -110,6 +111,41 @@ class TextLineDataset(DatasetBase):
                 lines.pop()  # a final newline ends the last line; it does not start an empty one
             for line in lines:
                 yield [np.array(line[:-1] if line.endswith(b"\r") else line, dtype=object)]
+
+
+class FixedLengthRecordDataset(DatasetBase):
+    """Records of `record` bytes between each file's header and footer, file after file. The
+    body must be whole records: an uncompressed file's length is checked before its first
+    record (InvalidArgumentError), a compressed one's after its last (DataLossError), as TF's."""
+
+    def __init__(self, node, filenames, header, record, footer, compression_type):
+        super().__init__(node)
+        for value, what in ((record, "record_bytes"), (header, "header_bytes"), (footer, "footer_bytes")):
+            if value < (1 if what == "record_bytes" else 0):
+                raise self.error(errors.InvalidArgumentError,
+                                 f"`{what}` must be {'> 0' if what == 'record_bytes' else '>= 0'}")
+        self.filenames = [f.decode() if isinstance(f, bytes) else str(f) for f in np.asarray(filenames).ravel()]
+        self.header, self.record, self.footer = header, record, footer
+        self.compression = compression_type.decode() if isinstance(compression_type, bytes) else \
+            str(compression_type)
+        if self.compression not in ("", "GZIP", "ZLIB"):
+            raise self.error(errors.InvalidArgumentError, f"Unsupported compression_type: {self.compression!r}")
+
+    def iterate(self):
+        for filename in self.filenames:
+            data = read_bytes(filename, self.node)
+            data = decompress(data, self.compression, filename, self.node)
+            body = len(data) - self.header - self.footer
+            whole = body >= 0 and body % self.record == 0
+            message = (f"Excluding the header ({self.header} bytes) and footer ({self.footer} bytes), input file "
+                       f"\"{filename}\" has body length {max(body, 0)} bytes, which is not an exact multiple of the "
+                       f"record length ({self.record} bytes).")
+            if not whole and not self.compression:
+                raise self.error(errors.InvalidArgumentError, message)
+            for start in range(self.header, self.header + max(body, 0) - self.record + 1, self.record):
+                yield [np.array(data[start:start + self.record], dtype=object)]
+            if not whole:
+                raise self.error(errors.DataLossError, message)
 
 
 class TFRecordDataset(DatasetBase):

@@ -43,6 +43,10 @@ _dataset_kernel("TextLineDataset", lambda ctx: lambda filenames, compression, _b
     ctx.name, filenames, compression.item() if isinstance(compression, np.ndarray) else compression))
 _dataset_kernel("TFRecordDataset", lambda ctx: lambda filenames, compression, _buffer: datasets.TFRecordDataset(
     ctx.name, filenames, compression.item() if isinstance(compression, np.ndarray) else compression))
+_dataset_kernel("FixedLengthRecordDatasetV2", lambda ctx: lambda files, header, record, footer, _buffer, compression:
+                datasets.FixedLengthRecordDataset(ctx.name, files, int(header), int(record), int(footer),
+                                                  compression.item() if isinstance(compression, np.ndarray)
+                                                  else compression))
 _dataset_kernel("ZipDataset", lambda ctx: lambda *inputs: datasets.ZipDataset(ctx.name, inputs))
 _dataset_kernel("ConcatenateDataset", lambda ctx: lambda a, b: datasets.ConcatenateDataset(ctx.name, a, b))
 _dataset_kernel("BatchDatasetV2", lambda ctx: lambda ds, size, drop: datasets.BatchDataset(

@@ -43,6 +43,9 @@ _dataset_op("TextLineDataset", ["filenames: string", "compression_type: string",
             {"metadata": ""})
 _dataset_op("TFRecordDataset", ["filenames: string", "compression_type: string", "buffer_size: int64"],
             {"metadata": ""})
+_dataset_op("FixedLengthRecordDatasetV2", ["filenames: string", "header_bytes: int64", "record_bytes: int64",
+                                          "footer_bytes: int64", "buffer_size: int64", "compression_type: string"],
+            {"metadata": ""})
 _dataset_op("GeneratorDataset", ["init_func_other_args: Tinit_func_args",
                                  "next_func_other_args: Tnext_func_args",
                                  "finalize_func_other_args: Tfinalize_func_args"],

@@ -9,5 +9,6 @@ from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # 
 from .input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,  # noqa: F401
                     shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
 from .io_ops import match_filenames_once, matching_files, read_file, write_file  # noqa: F401
-from .readers import ReaderBase, TextLineReader, WholeFileReader  # noqa: F401
+from .readers import (FixedLengthRecordReader, IdentityReader, ReaderBase, TextLineReader,  # noqa: F401
+                      WholeFileReader)
 from .accumulators import ConditionalAccumulator, ConditionalAccumulatorBase, SparseConditionalAccumulator  # noqa: F401

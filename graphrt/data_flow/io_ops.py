@@ -5,7 +5,9 @@ Their kernels touch the local file system, so they run on the host CPU
 only (`host_only`): pinned to an accelerator they need soft placement.
 """
 import glob
+import gzip
 import os
+import zlib
 
 import numpy as np
 
@@ -45,6 +47,19 @@ def read_bytes(path, node):
         raise errors.FailedPreconditionError(f"{path}; Is a directory", node=node) from None
     except PermissionError:
         raise errors.PermissionDeniedError(f"{path}; Permission denied", node=node) from None
+
+
+def decompress(data, compression, path, node):
+    """`data` read from `path`, inflated as "GZIP" or "ZLIB" says ("" leaves it); a corrupt
+    stream is a DataLossError naming the file."""
+    try:
+        if compression == "GZIP":
+            return gzip.decompress(data)
+        if compression == "ZLIB":
+            return zlib.decompress(data)
+    except (OSError, EOFError, zlib.error) as e:
+        raise errors.DataLossError(f"{path}: {compression} data is corrupt: {e}", node=node) from None
+    return data
 
 
 @register_kernel("ReadFile", "CPU", host_only=True)

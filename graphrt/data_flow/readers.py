@@ -1,4 +1,5 @@
-"""Readers: `tf.WholeFileReader`, `tf.TextLineReader` (TF1's ReaderBase).
+"""Readers: `tf.WholeFileReader`, `tf.TextLineReader`, `tf.FixedLengthRecordReader`,
+`tf.IdentityReader` (TF1's ReaderBase).
 
 A reader is a resource (like a queue) that turns the file names it
 dequeues from a queue of work into records:
@@ -9,6 +10,12 @@ dequeues from a queue of work into records:
 WholeFileReader gives one record per file (key: the file name, value: its
 contents); TextLineReader one per line (key `<file>:<line number>`, value
 the line without its newline), optionally skipping header lines.
+FixedLengthRecordReader cuts each file (after an optional GZIP/ZLIB
+decompression) into records of `record_bytes` between a header and a footer,
+`hop_bytes` apart when given (key `<file>:<record index>`; a last record too
+short for `record_bytes` is dropped, as TF's reader drops it); CIFAR-10's
+binary files are read this way. IdentityReader's record is the work item
+itself (key and value both the dequeued string).
 
 `read` takes the next record, dequeuing a new file name when the current
 file is used up; the dequeue waits asynchronously like any queue dequeue,
@@ -22,15 +29,20 @@ import numpy as np
 
 from .. import errors
 from ..framework.graph import get_default_graph
-from ..framework.registry import ASYNC, not_differentiable, register_kernel, register_op
+from ..framework.registry import ASYNC, REQUIRED, not_differentiable, register_kernel, register_op
 from ..framework.tensor_shape import TensorShape
-from .io_ops import read_bytes
+from .io_ops import decompress, read_bytes
 
 _SCALAR = TensorShape([])
 _READER_ATTRS = {"container": "", "shared_name": ""}
 register_op("WholeFileReaderV2", [], ["reader_handle: resource"], attrs=_READER_ATTRS,
             shape_fn=lambda ctx: _SCALAR, is_stateful=True)
 register_op("TextLineReaderV2", [], ["reader_handle: resource"], attrs=dict(_READER_ATTRS, skip_header_lines=0),
+            shape_fn=lambda ctx: _SCALAR, is_stateful=True)
+register_op("FixedLengthRecordReaderV2", [], ["reader_handle: resource"],
+            attrs=dict(_READER_ATTRS, header_bytes=0, record_bytes=REQUIRED, footer_bytes=0, hop_bytes=0, encoding=""),
+            shape_fn=lambda ctx: _SCALAR, is_stateful=True)
+register_op("IdentityReaderV2", [], ["reader_handle: resource"], attrs=_READER_ATTRS,
             shape_fn=lambda ctx: _SCALAR, is_stateful=True)
 register_op("ReaderReadV2", ["reader_handle: resource", "queue_handle: resource"], ["key: string", "value: string"],
             shape_fn=lambda ctx: [_SCALAR, _SCALAR], is_stateful=True)
@@ -41,68 +53,91 @@ register_op("ReaderNumRecordsProducedV2", ["reader_handle: resource"], ["records
 register_op("ReaderNumWorkUnitsCompletedV2", ["reader_handle: resource"], ["units_completed: int64"],
             shape_fn=lambda ctx: _SCALAR, is_stateful=True)
 register_op("ReaderResetV2", ["reader_handle: resource"], [], is_stateful=True)
-for _name in ("WholeFileReaderV2", "TextLineReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
+for _name in ("WholeFileReaderV2", "TextLineReaderV2", "FixedLengthRecordReaderV2", "IdentityReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
               "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"):
     not_differentiable(_name)
 
 
 class ReaderState:
-    """The records still to be handed out from the files dequeued so far, and counters."""
+    """The work unit (file) being read, the records it has left, and the counters.
 
-    def __init__(self, name, records_of):
+    As TF's ReaderBase: `read` and `read_up_to` stop at the end of a work unit
+    that gave them records (so `read_up_to` never mixes two files), and a
+    unit is finished when a read finds it has nothing left. A reader whose
+    unit is one record (`one_record_units`: whole files, identity) finishes
+    it with that record.
+    """
+
+    def __init__(self, name, records_of, one_record_units=False):
         self.name = name
         self._records_of = records_of  # (file name, node) -> list of (key, value)
+        self._one_record_units = one_record_units
         self._lock = threading.Lock()
         self._records = collections.deque()
+        self._work = None  # the work unit being read
         self.records_produced = 0
         self.work_units_completed = 0
 
     def __repr__(self):
-        return f"<Reader '{self.name}': {len(self._records)} records buffered, {self.records_produced} produced>"
+        return (f"<Reader '{self.name}': {self._work or 'no work'}, {len(self._records)} records left, "
+                f"{self.records_produced} produced>")
 
     def reset(self):
         with self._lock:
             self._records.clear()
+            self._work = None
             self.records_produced = 0
             self.work_units_completed = 0
 
     def read(self, queue, n, up_to, done, node, step):
-        """Calls `done(err, keys, values)` with `n` records (fewer with `up_to`, at the end)."""
+        """Calls `done(err, keys, values)` with `n` records (with `up_to`, fewer when a work unit ends)."""
         keys, values = [], []
 
-        def take():
-            with self._lock:
-                while len(keys) < n and self._records:
-                    k, v = self._records.popleft()
-                    keys.append(k)
-                    values.append(v)
-            if len(keys) == n:
+        def finish(err=None):
+            if err is None:
                 with self._lock:
                     self.records_produced += len(keys)
                 done(None, keys, values)
-                return
-            queue.dequeue(1, False, got_work, node, step, batch=False)
+            else:
+                done(err, None, None)
+
+        def take():
+            with self._lock:
+                while True:
+                    if len(keys) == n:
+                        break
+                    if self._work is None:
+                        break
+                    wanted = n - len(keys)
+                    while len(keys) < n and self._records:
+                        k, v = self._records.popleft()
+                        keys.append(k)
+                        values.append(v)
+                    # the unit is over when a read found less than it wanted, or gave a one-record unit's record
+                    if not self._records and (len(keys) < n or self._one_record_units) and wanted:
+                        self._work = None
+                        self.work_units_completed += 1
+                        if keys:
+                            break
+                need_work = self._work is None and len(keys) < n and not keys
+            if need_work:
+                queue.dequeue(1, False, got_work, node, step, batch=False)
+            else:
+                finish()
 
         def got_work(err, element):
             if err is not None:
-                if up_to and keys and isinstance(err, errors.OutOfRangeError):
-                    with self._lock:
-                        self.records_produced += len(keys)
-                    done(None, keys, values)
-                else:
-                    with self._lock:  # what was taken goes back, in order
-                        self._records.extendleft(reversed(list(zip(keys, values))))
-                    done(err, None, None)
+                finish(err)
                 return
             try:
                 filename = _filename(element[0])
                 records = self._records_of(filename, node)
             except errors.OpError as e:
-                done(e, None, None)
+                finish(e)
                 return
             with self._lock:
-                self._records.extend(records)
-                self.work_units_completed += 1
+                self._records = collections.deque(records)
+                self._work = filename
             take()
 
         take()
@@ -133,21 +168,50 @@ def _text_line_records(skip):
     return records
 
 
-def _reader_factory(records_for):
+def _fixed_length_records(ctx):
+    header, record = int(ctx.attr("header_bytes")), int(ctx.attr("record_bytes"))
+    footer, hop, encoding = int(ctx.attr("footer_bytes")), int(ctx.attr("hop_bytes")), ctx.attr("encoding")
+    if record <= 0 or header < 0 or footer < 0 or hop < 0:
+        raise errors.InvalidArgumentError(f"FixedLengthRecordReader {ctx.name}: record_bytes must be positive and "
+                                          f"header_bytes, footer_bytes, hop_bytes non-negative (got {record}, "
+                                          f"{header}, {footer}, {hop})", node=ctx.name)
+    if encoding not in ("", "GZIP", "ZLIB"):
+        raise errors.InvalidArgumentError(f"Unsupported encoding {encoding!r} of FixedLengthRecordReader "
+                                          f"{ctx.name}: '', 'GZIP' or 'ZLIB'", node=ctx.name)
+    step = hop or record
+
+    def records(filename, node):
+        data = decompress(read_bytes(filename, node), encoding, filename, node)
+        body = data[header:max(header, len(data) - footer)]
+        return [(f"{filename}:{i}".encode(), body[start:start + record])
+                for i, start in enumerate(range(0, len(body) - record + 1, step))]
+    return records
+
+
+def _identity_records(work, node):
+    return [(work.encode(), work.encode())]
+
+
+def _reader_factory(records_for, one_record_units=False):
     def factory(ctx):
         shared = ctx.attr("shared_name")
         container = ctx.attr("container") if shared else "_graphrt_readers"
         key = shared or ctx.name
         records_of = records_for(ctx)
         resources = ctx.device.resources
-        return lambda: resources.lookup_or_create(container, key, lambda: ReaderState(key, records_of))
+        return lambda: resources.lookup_or_create(container, key,
+                                                  lambda: ReaderState(key, records_of, one_record_units))
     return factory
 
 
 register_kernel("WholeFileReaderV2", "CPU", inexpensive=True, host_only=True)(
-    _reader_factory(lambda ctx: _whole_file_records))
+    _reader_factory(lambda ctx: _whole_file_records, one_record_units=True))
 register_kernel("TextLineReaderV2", "CPU", inexpensive=True, host_only=True)(
     _reader_factory(lambda ctx: _text_line_records(int(ctx.attr("skip_header_lines")))))
+register_kernel("FixedLengthRecordReaderV2", "CPU", inexpensive=True, host_only=True)(
+    _reader_factory(_fixed_length_records))
+register_kernel("IdentityReaderV2", "CPU", inexpensive=True, host_only=True)(
+    _reader_factory(lambda ctx: _identity_records, one_record_units=True))
 
 
 def _as_output(keys, values):
@@ -266,3 +330,20 @@ class TextLineReader(ReaderBase):
     def __init__(self, skip_header_lines=None, name=None):
         super().__init__(_make_reader("TextLineReaderV2", name or "TextLineReaderV2",
                                       {"skip_header_lines": int(skip_header_lines or 0)}))
+
+
+class FixedLengthRecordReader(ReaderBase):
+    """Records of `record_bytes` bytes between a header and a footer of each file, `hop_bytes`
+    apart when given; `encoding` "GZIP" or "ZLIB" for compressed files."""
+
+    def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None, name=None, encoding=None):
+        super().__init__(_make_reader("FixedLengthRecordReaderV2", name or "FixedLengthRecordReaderV2", {
+            "record_bytes": int(record_bytes), "header_bytes": int(header_bytes or 0),
+            "footer_bytes": int(footer_bytes or 0), "hop_bytes": int(hop_bytes or 0), "encoding": encoding or ""}))
+
+
+class IdentityReader(ReaderBase):
+    """Each work item is one record: key and value the dequeued string itself."""
+
+    def __init__(self, name=None):
+        super().__init__(_make_reader("IdentityReaderV2", name or "IdentityReaderV2", {}))

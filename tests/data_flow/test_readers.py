@@ -52,7 +52,9 @@ def test_text_line_reader_keys_values_and_header_skip(graph, files):
         (f"{files[1]}:3", b"delta")]
 
 
-def test_read_up_to_spans_files_and_returns_the_short_rest(graph, files):
+def test_read_up_to_stops_at_the_end_of_each_file_as_tensorflow(graph, files):
+    """TF's ReaderBase returns a batch at the end of the work unit that gave it records: read_up_to
+    never mixes two files, and the last batch of each may be short."""
     q = tf.train.string_input_producer(files, shuffle=False, num_epochs=1)
     reader = tf.TextLineReader()
     keys, values = reader.read_up_to(q, 4)
@@ -68,8 +70,8 @@ def test_read_up_to_spans_files_and_returns_the_short_rest(graph, files):
         assert sess.run(produced) == 6
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=10)
-    assert list(first) == [b"header", b"alpha", b"beta", b"header"]
-    assert list(second) == [b"gamma", b"delta"]
+    assert list(first) == [b"header", b"alpha", b"beta"]
+    assert list(second) == [b"header", b"gamma", b"delta"]
 
 
 def test_whole_file_reader(graph, files):
@@ -112,3 +114,51 @@ def test_file_ops_are_host_only(graph, tmp_path):
     with tf.Session(config=config) as sess:
         assert sess.run(read) == b"x"
         assert "CPU" in sess.plan_for(read).placement["pinned_read"]
+
+
+def test_a_file_is_finished_when_a_read_finds_it_empty_as_tensorflow(graph, files):
+    """num_work_units_completed counts a text file once a read runs past its last line; a whole
+    file (one record) is finished with that record."""
+    q = tf.FIFOQueue(4, tf.string)
+    lines, whole = tf.TextLineReader(), tf.WholeFileReader()
+    with tf.Session() as sess:
+        sess.run(q.enqueue_many([files + files]))
+        for expected in (0, 0, 0, 1):  # three lines of a.txt, then b.txt's first: a.txt is done
+            sess.run(lines.read(q))
+            assert sess.run(lines.num_work_units_completed()) == expected
+        sess.run(whole.read(q))
+        assert sess.run(whole.num_work_units_completed()) == 1
+
+
+def test_fixed_length_record_reader_checks_its_attributes_and_compressed_files(graph, tmp_path):
+    path = tmp_path / "bad.gz"
+    path.write_bytes(b"not gzip at all")
+    q = tf.FIFOQueue(2, tf.string)
+    bad_size = tf.FixedLengthRecordReader(record_bytes=0).read(q)
+    corrupt = tf.FixedLengthRecordReader(record_bytes=2, encoding="GZIP").read(q)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="record_bytes must be positive"):
+            sess.run(bad_size)
+        sess.run(q.enqueue(str(path)))
+        with pytest.raises(tf.errors.DataLossError, match=r"bad.gz: GZIP data is corrupt"):
+            sess.run(corrupt)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Unsupported encoding 'LZ4'"):
+        with tf.Session() as sess:
+            sess.run(tf.FixedLengthRecordReader(record_bytes=2, encoding="LZ4").read(q))
+
+
+def test_fixed_length_record_dataset_checks_sizes(graph, tmp_path):
+    path = tmp_path / "six.bin"
+    path.write_bytes(bytes(range(6)))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"`record_bytes` must be > 0"):
+            sess.run(tf.data.make_one_shot_iterator(tf.data.FixedLengthRecordDataset(str(path), 0)).get_next())
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"`header_bytes` must be >= 0"):
+            sess.run(tf.data.make_one_shot_iterator(
+                tf.data.FixedLengthRecordDataset(str(path), 2, header_bytes=-1)).get_next())
+        halves = tf.data.make_one_shot_iterator(tf.data.FixedLengthRecordDataset(str(path), 3)).get_next()
+        assert [sess.run(halves), sess.run(halves)] == [b"\x00\x01\x02", b"\x03\x04\x05"]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(halves)
+    with pytest.raises(ValueError, match="num_parallel_reads"):
+        tf.data.FixedLengthRecordDataset(str(path), 3, num_parallel_reads=4)
