@@ -102,7 +102,8 @@ from .array_extras import (batch_gather, batch_scatter_update, bitcast, ensure_s
                            unravel_index, unsorted_segment_prod)
 from .records import (FixedLenFeature, FixedLenSequenceFeature, TFRecordReader, VarLenFeature,  # noqa: F401
                       decode_base64, decode_compressed, decode_csv, decode_json_example, decode_raw, encode_base64,
-                      parse_example, parse_single_example, parse_tensor, serialize_tensor)
+                      parse_example, parse_single_example, parse_single_sequence_example, parse_tensor,
+                      serialize_tensor)
 from .stateless_random import random_gamma, random_poisson  # noqa: F401
 from .image import random_crop  # noqa: F401
 from .image import extract_image_patches  # noqa: F401
