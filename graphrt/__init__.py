@@ -134,6 +134,7 @@ def _load_session_backends():
 
 
 _session_backends.add_loader(_load_session_backends)
+from . import resource_variables  # noqa: F401,E402 - TF 2's VarHandleOp variables
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
 from . import manip, test  # noqa: F401, E402 - tf.manip, tf.test
 from .initializers import Orthogonal as orthogonal_initializer  # noqa: F401, E402

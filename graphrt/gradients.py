@@ -141,7 +141,9 @@ def _process_op(g, op, grads, loop_state, stop_ops, colocate, from_ops, xs):
         else:
             in_grads = [None] * len(op.inputs)
         for t, gin in zip(op.inputs, in_grads):
-            if gin is not None and t.dtype.base_dtype.is_trainable:
+            if gin is not None and _is_variable_handle(t):
+                _set_grad(grads, t, gin)  # a resource variable's gradient: the variable's shape, not the handle's
+            elif gin is not None and t.dtype.base_dtype.is_trainable:
                 if isinstance(gin, Tensor):
                     try:
                         gin.set_shape(t.shape)
@@ -200,7 +202,13 @@ def _default_grad_ys(ys, grad_ys):
 
 
 def _is_backpropagatable(t):
-    return t.dtype.base_dtype.is_trainable
+    return t.dtype.base_dtype.is_trainable or _is_variable_handle(t)
+
+
+def _is_variable_handle(t):
+    """A resource variable's handle: its reads' gradients flow to it (TF counts resources as
+    trainable; here only variable handles are, so queue and array handles stay out of the way)."""
+    return t.dtype.base_dtype == dtypes.resource and t.op.type == "VarHandleOp"
 
 
 def _pending_count(to_ops, from_ops, colocate):

@@ -87,8 +87,11 @@ MAY_IMPORT = {
     "feature_column": {"ops", "sparse", "strings", "lookup", "records"},
     "client": {"runtime", "executor"},
     "distributed": {"client"},
+    # Resource variables: handle ops and kernels over ops/'s variable storage, and the Resource forms of
+    # the update ops (ScatterMul and the others of array_extras/ included).
+    "resource_variables": {"ops", "array_extras"},
     "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed", "infeed",
-              "records"},
+              "records", "resource_variables"},
     "distribute": {"distributed", "gradients", "recompute", "train"},
     # SavedModels: meta graphs and checkpoints through train/; build_tensor_info takes SparseTensors.
     "saved_model": {"train", "sparse"},

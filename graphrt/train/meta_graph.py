@@ -18,6 +18,7 @@ from .. import errors
 from ..framework import graph_proto, op_def_proto
 from ..framework.graph import GraphKeys, Operation, Tensor, get_default_graph
 from ..ops import variables as variables_lib
+from ..resource_variables import ResourceVariable
 
 MetaGraphDef = meta_graph_pb2.MetaGraphDef
 _VARIABLE_COLLECTIONS = {GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.LOCAL_VARIABLES,
@@ -144,8 +145,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             for raw in col.bytes_list.value:
                 vdef = variable_pb2.VariableDef.FromString(raw)
                 if vdef.variable_name not in variables:
-                    variables[vdef.variable_name] = variables_lib.Variable(variable_def=vdef,
-                                                                           import_scope=import_scope)
+                    kind = ResourceVariable if vdef.is_resource else variables_lib.Variable
+                    variables[vdef.variable_name] = kind(variable_def=vdef, import_scope=import_scope)
                 graph.add_to_collection(key, variables[vdef.variable_name])
         elif kind is not None:
             for value in getattr(col, kind).value:

@@ -26,6 +26,7 @@ from ..ops import array_ops, control_ops, math_ops, sparse_training_ops, state_o
 from ..ops.extra_ops import unique
 from ..ops import variable_scope as vs
 from ..ops import variables as variables_lib
+from ..resource_variables import ResourceVariable
 
 
 class Optimizer:
@@ -88,6 +89,10 @@ class Optimizer:
                 raise TypeError(f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}")
             if not isinstance(v, variables_lib.Variable):  # TF's class for a Tensor "variable"
                 raise NotImplementedError(f"Trying to update a Tensor {v!r}")
+            if isinstance(v, ResourceVariable):
+                raise NotImplementedError(
+                    f"{type(self).__name__} builds ref-variable updates; {v.name} is a resource variable (from a "
+                    f"TensorFlow 2 graph). Run that graph's own training op, or rebuild the model in graphrt")
         var_list = [v for g, v in grads_and_vars if g is not None]
         if not var_list:
             raise ValueError(f"No gradients provided for any variable: {[(str(g), v.name) for g, v in grads_and_vars]}.")

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import errors
 from ..framework.graph import GraphKeys, get_default_graph
-from ..ops import array_ops, control_ops, state_ops
+from ..ops import array_ops, control_ops
 from ..ops import variables as variables_lib
 from ..ops.partitioned_variable import PartitionedVariable
 from . import checkpoint_bundle, checkpoint_state, tensor_slice
@@ -62,7 +62,8 @@ class Saver:
                     info = var._get_save_slice_info() if isinstance(saved, list) else None
                     feeds.append((var, info, ph))
                     with g.colocate_with(var):
-                        assigns.append(state_ops.assign(var, ph).op)
+                        assign = var.assign(ph, read_value=False)  # an Assign, or a resource variable's op
+                        assigns.append(getattr(assign, "op", assign))
             self._restore_op = control_ops.group(*assigns, name="restore_all") if assigns else None
         g.add_to_collection(GraphKeys.SAVERS, self)
 

@@ -8,6 +8,7 @@ from ..framework.registry import not_differentiable, register_op
 from ..ops.sparse_training_ops import INDEX, _sparse_apply_shape
 from ..ops.state_ops import _ref
 from ..ops.training_ops import _apply_shape
+from ..resource_variables import register_resource_form
 from . import update_kernels  # noqa: F401 - registers the kernels
 
 # (op, ApplyX inputs, number of slots after var, position of grad, positions of the scalar inputs, extra attrs)
@@ -46,6 +47,8 @@ for _op, _inputs, _n_slots, _grad, _scalars, _attrs in _OPS:
                 allowed_types={"Tindices": INDEX}, is_stateful=True)
     not_differentiable(f"Apply{_op}")
     not_differentiable(f"SparseApply{_op}")
+    register_resource_form(f"Apply{_op}")  # ResourceApplyAdadelta, ...: what TF 2 graphs name
+    register_resource_form(f"SparseApply{_op}")
 
 
 def _apply(op, refs, others, use_locking, name):
