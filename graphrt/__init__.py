@@ -84,9 +84,9 @@ from .ops.extra_ops import (accumulate_n, bincount, confusion_matrix, is_non_dec
 from .recompute import recompute_grad
 from .tensor_array import TensorArray
 from .functional import foldl, foldr, map_fn, scan
-from .data_flow import (FIFOQueue, FixedLengthRecordReader, IdentityReader, PaddingFIFOQueue, QueueBase,
-                        RandomShuffleQueue, ReaderBase, TextLineReader, WholeFileReader, count_up_to, matching_files,
-                        read_file, write_file)
+from .data_flow import (FIFOQueue, FixedLengthRecordReader, IdentityReader, PaddingFIFOQueue, PriorityQueue,
+                        QueueBase, RandomShuffleQueue, ReaderBase, TextLineReader, WholeFileReader, count_up_to,
+                        matching_files, read_file, write_file)
 from .data_flow.accumulators import (ConditionalAccumulator, ConditionalAccumulatorBase,  # noqa: F401
                                    SparseConditionalAccumulator)
 from .framework.indexed_slices import IndexedSlices
@@ -135,6 +135,7 @@ def _load_session_backends():
 
 _session_backends.add_loader(_load_session_backends)
 from . import resource_variables  # noqa: F401,E402 - TF 2's VarHandleOp variables
+from . import queue  # noqa: F401,E402 - tf.queue
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
 from . import manip, test  # noqa: F401, E402 - tf.manip, tf.test
 from .initializers import Orthogonal as orthogonal_initializer  # noqa: F401, E402
@@ -172,6 +173,11 @@ from .framework_extras import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,
                                convert_to_tensor_or_indexed_slices, initialize_local_variables,
                                initialize_variables, is_numeric_tensor, op_scope, required_space_to_batch_paddings,
                                to_complex64, to_complex128, vectorized_map, verify_tensor_all_finite)
+from .behavior_switches import (control_flow_v2_enabled, disable_control_flow_v2,  # noqa: F401, E402
+                                disable_resource_variables, disable_tensor_equality, disable_v2_tensorshape,
+                                enable_control_flow_v2, enable_eager_execution, enable_resource_variables,
+                                enable_tensor_equality, enable_v2_behavior, enable_v2_tensorshape,
+                                resource_variables_enabled)
 from . import saved_model  # noqa: F401 - tf.saved_model
 
 NoGradient = NO_GRADIENT

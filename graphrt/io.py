@@ -9,5 +9,5 @@ from .train import write_graph  # noqa: F401
 from .sparse import deserialize_many_sparse, serialize_many_sparse, serialize_sparse  # noqa: F401
 from .image import decode_and_crop_jpeg, decode_bmp, extract_jpeg_shape, is_jpeg  # noqa: F401
 from .image import decode_gif, decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png  # noqa: F401,E402
-from .data_flow import (PaddingFIFOQueue, QueueBase, RandomShuffleQueue,  # noqa: F401,E402
+from .data_flow import (PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue,  # noqa: F401,E402
                         match_filenames_once, matching_files, read_file, write_file)

@@ -9,7 +9,8 @@ from .ops.nn_ops import (avg_pool, avg_pool2d, batch_normalization, bias_add, co
                          weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
 from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_bidirectional_rnn,  # noqa: F401
                   static_rnn)
-from .candidate_sampling import (compute_accidental_hits, log_uniform_candidate_sampler, nce_loss,  # noqa: F401
+from .candidate_sampling import (all_candidate_sampler, compute_accidental_hits,  # noqa: F401
+                                 fixed_unigram_candidate_sampler, log_uniform_candidate_sampler, nce_loss,
                                  sampled_softmax_loss, uniform_candidate_sampler)
 from .depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv2d  # noqa: F401,E402
 from .ops.nn_ops import (crelu, log_poisson_loss, normalize_moments, silu, sufficient_statistics,  # noqa: F401,E402

@@ -98,7 +98,8 @@ MAY_IMPORT = {
     # The API on top: graphrt/__init__.py, nn.py, math.py, ..., cli.py, contrib/.
     **{api: {"*"} for api in ("__init__", "nn", "math", "bitwise", "framework_api", "linalg", "random", "initializers",
                               "debugging", "io", "python_io", "cli", "contrib", "framework_extras",
-                              "nest", "nn_extras", "manip", "test", "app", "variable_partitioners")},
+                              "nest", "nn_extras", "manip", "test", "app", "variable_partitioners",
+                              "behavior_switches", "queue")},
 }
 
 def _part(module):

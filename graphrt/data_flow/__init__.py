@@ -2,7 +2,7 @@
 Coordinator, input producers and batching, readers). Importing this package
 registers the ops and kernels."""
 from . import queue_ops, queue_kernels  # noqa: F401
-from .queues import FIFOQueue, PaddingFIFOQueue, QueueBase, RandomShuffleQueue  # noqa: F401
+from .queues import FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue  # noqa: F401
 from .count_up_to import count_up_to  # noqa: F401
 from .coordinator import Coordinator, LooperThread  # noqa: F401
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: F401

@@ -16,8 +16,10 @@ import itertools
 import numpy as np
 
 from .. import errors
+from ..framework import dtypes
 from ..framework.registry import ASYNC, register_kernel
-from .queue_state import PaddingQueueState, QueueState, RandomShuffleQueueState
+from ..framework.tensor_shape import TensorShape
+from .queue_state import PaddingQueueState, PriorityQueueState, QueueState, RandomShuffleQueueState
 
 _queue_ids = itertools.count()  # TF's resource-manager counter for unshared names
 _PRIVATE = "_graphrt_queues"     # the container of queues without a shared name
@@ -27,6 +29,9 @@ def _queue_factory(state_cls, kind):
     def factory(ctx):
         types = list(ctx.attr("component_types"))
         shapes = list(ctx.attr("shapes") or [])
+        if kind == "PriorityQueue":  # the priority comes first, an int64 scalar
+            types = [dtypes.int64] + types
+            shapes = [TensorShape([])] + shapes if shapes else shapes
         capacity = ctx.attr("capacity")
         min_after = ctx.attr("min_after_dequeue", 0)
         shared = ctx.attr("shared_name")
@@ -62,6 +67,8 @@ register_kernel("PaddingFIFOQueueV2", "CPU", inexpensive=True, host_only=True)(
     _queue_factory(PaddingQueueState, "PaddingFIFOQueue"))
 register_kernel("RandomShuffleQueueV2", "CPU", inexpensive=True, host_only=True)(
     _queue_factory(RandomShuffleQueueState, "RandomShuffleQueue"))
+register_kernel("PriorityQueueV2", "CPU", inexpensive=True, host_only=True)(
+    _queue_factory(PriorityQueueState, "PriorityQueue"))
 
 
 @register_kernel("QueueEnqueueV2", "CPU", kind=ASYNC, inexpensive=True, host_only=True)
@@ -89,7 +96,9 @@ def _enqueue_many(ctx):
                 f"{list(values[1].shape)}: every component of enqueue_many must have the same first dimension",
                 node=node)
         n = sizes.pop() if sizes else 0
-        queue.enqueue([tuple(np.array(v[i], copy=True) for v in values) for i in range(n)], done, node, step)
+        # v[i, ...] keeps a string element an object array (v[i] would be bare bytes, and np.array of
+        # that a fixed-width b'...' array, which fetches as numpy.bytes_ where TF gives bytes)
+        queue.enqueue([tuple(v[i, ...].copy() for v in values) for i in range(n)], done, node, step)
     return enqueue_many
 
 

@@ -29,6 +29,9 @@ register_op("PaddingFIFOQueueV2", [], ["handle: resource"], attrs=_QUEUE_ATTRS, 
 register_op("RandomShuffleQueueV2", [], ["handle: resource"],
             attrs=dict(_QUEUE_ATTRS, min_after_dequeue=0, seed=0, seed2=0), shape_fn=_handle_shape,
             is_stateful=True)
+# Its elements are (int64 priority, components...): the attrs name only the components after the priority.
+register_op("PriorityQueueV2", [], ["handle: resource"], attrs=dict(_QUEUE_ATTRS, component_types=[], shapes=REQUIRED),
+            shape_fn=_handle_shape, is_stateful=True)
 register_op("QueueEnqueueV2", ["handle: resource", "components: Tcomponents"], [],
             attrs={"Tcomponents": REQUIRED, "timeout_ms": -1}, is_stateful=True)
 register_op("QueueEnqueueManyV2", ["handle: resource", "components: Tcomponents"], [],
@@ -47,7 +50,7 @@ register_op("QueueSizeV2", ["handle: resource"], ["size: int32"], shape_fn=lambd
 register_op("QueueIsClosedV2", ["handle: resource"], ["is_closed: bool"], shape_fn=lambda ctx: _SCALAR,
             is_stateful=True)
 
-for _name in ("FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2",
+for _name in ("FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2",
               "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2",
               "QueueIsClosedV2"):
     not_differentiable(_name)

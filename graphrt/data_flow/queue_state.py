@@ -22,6 +22,8 @@ run after the queue's lock is released: they restart executor loops that
 may come straight back to this queue.
 """
 import collections
+import heapq
+import itertools
 import threading
 
 import numpy as np
@@ -303,6 +305,28 @@ class RandomShuffleQueueState(QueueState):
 
     def _restore(self, elements):
         self._elements.extend(elements)
+
+
+class PriorityQueueState(QueueState):
+    """Dequeues the element of the lowest priority (its first component, an int64 scalar);
+    equal priorities leave in the order they came (TF leaves their order unspecified)."""
+
+    kind = "PriorityQueue"
+
+    def __init__(self, name, component_types, shapes, capacity, min_after_dequeue=0, seed=None):
+        super().__init__(name, component_types, shapes, capacity, min_after_dequeue)
+        self._elements = []
+        self._arrivals = itertools.count()
+
+    def _put(self, element):
+        heapq.heappush(self._elements, (int(np.asarray(element[0])), next(self._arrivals), element))
+
+    def _take(self):
+        return heapq.heappop(self._elements)[2]
+
+    def _restore(self, elements):
+        for element in elements:
+            self._put(element)
 
 
 class PaddingQueueState(QueueState):

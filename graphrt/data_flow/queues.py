@@ -206,6 +206,19 @@ class FIFOQueue(QueueBase):
         super().__init__(dtypes, shapes, names, ref)
 
 
+class PriorityQueue(QueueBase):
+    """A queue that dequeues the element of lowest priority first. Each element starts with its
+    priority, an int64 scalar: `enqueue((priority, x, ...))`; dequeues give it back first too."""
+
+    def __init__(self, capacity, types, shapes=None, names=None, shared_name=None, name="priority_queue"):
+        types = _as_type_list(types)
+        shapes = _as_shape_list(shapes, types)
+        ref = _make_queue("PriorityQueueV2", name, _queue_attrs(types, shapes, capacity, shared_name))
+        priority_types = [dtypes_lib.int64] + types
+        priority_shapes = [TensorShape([])] + shapes if shapes else shapes
+        super().__init__(priority_types, priority_shapes, names, ref)
+
+
 class PaddingFIFOQueue(QueueBase):
     """A FIFO queue whose shapes may have unknown (None) dimensions; dequeue_many
     pads every component to the largest element of the batch with zeros."""

@@ -293,6 +293,38 @@ class IdTableWithHashBuckets(LookupInterface):
         return _with_values(keys, ids)
 
 
+class StaticVocabularyTable(IdTableWithHashBuckets):
+    """A vocabulary (`initializer`'s keys -> their int64 ids) with `num_oov_buckets` buckets after
+    it for the keys it lacks, chosen by TF's fast string hash of the key (`tf.lookup.StaticVocabularyTable`)."""
+
+    def __init__(self, initializer, num_oov_buckets, lookup_key_dtype=None, name=None,
+                 experimental_is_anonymous=False):
+        if num_oov_buckets <= 0:
+            raise ValueError("`num_oov_buckets` must be > 0; use StaticHashTable.")
+        if name:
+            name = name.rstrip("/")
+        table = None
+        if initializer:
+            lookup_key_dtype = initializer.key_dtype if lookup_key_dtype is None else dtypes.as_dtype(lookup_key_dtype)
+            if initializer.key_dtype not in (dtypes.int64, dtypes.string):
+                raise TypeError(f"Invalid `key_dtype`, expected one of (tf.int64, tf.string), but got "
+                                f"{initializer.key_dtype}.")
+            if initializer.key_dtype.is_integer != lookup_key_dtype.is_integer:
+                raise TypeError(f"Invalid `key_dtype`, expected "
+                                f"{'integer' if lookup_key_dtype.is_integer else 'non-integer'} but got "
+                                f"{initializer.key_dtype}.")
+            if initializer.value_dtype != dtypes.int64:
+                raise TypeError(f"Invalid `value_dtype`, expected {dtypes.int64} but got {initializer.value_dtype}.")
+            table = StaticHashTable(initializer, default_value=-1, name=name)
+            name = name or table.name
+        else:
+            lookup_key_dtype = dtypes.string
+            name = name or "hash_bucket"
+        if not lookup_key_dtype.is_integer and lookup_key_dtype != dtypes.string:
+            raise TypeError(f"Invalid `key_dtype`, expected integer or string, got {lookup_key_dtype}")
+        super().__init__(table, num_oov_buckets, FastHashSpec, name=name, key_dtype=lookup_key_dtype)
+
+
 class MutableHashTable(LookupInterface):
     """A table filled by `insert` (and emptied by `remove`); keys it lacks give `default_value`."""
 
