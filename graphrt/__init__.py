@@ -136,6 +136,10 @@ def _load_session_backends():
 _session_backends.add_loader(_load_session_backends)
 from . import resource_variables  # noqa: F401,E402 - TF 2's VarHandleOp variables
 from . import queue  # noqa: F401,E402 - tf.queue
+from . import quantization  # noqa: F401,E402 - tf.quantization (fake quantization)
+from .quantization import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,  # noqa: F401,E402
+                           fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,
+                           fake_quant_with_min_max_vars_per_channel, fake_quant_with_min_max_vars_per_channel_gradient)
 from . import nn, train, initializers, logging, math, random, compat, layers, losses, linalg, debugging  # noqa: F401
 from . import manip, test  # noqa: F401, E402 - tf.manip, tf.test
 from .initializers import Orthogonal as orthogonal_initializer  # noqa: F401, E402

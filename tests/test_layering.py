@@ -90,6 +90,8 @@ MAY_IMPORT = {
     # Resource variables: handle ops and kernels over ops/'s variable storage, and the Resource forms of
     # the update ops (ScatterMul and the others of array_extras/ included).
     "resource_variables": {"ops", "array_extras"},
+    # Fake quantization (quantization-aware training): TF's FakeQuant ops, numpy kernels, gradients.
+    "quantization": {"ops"},
     "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed", "infeed",
               "records", "resource_variables"},
     "distribute": {"distributed", "gradients", "recompute", "train"},
