@@ -7,8 +7,8 @@ from .ops.nn_ops import (avg_pool, avg_pool2d, batch_normalization, bias_add, co
                          softmax, softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,
                          softplus, softsign, sparse_softmax_cross_entropy_with_logits, top_k,
                          weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
-from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, rnn_cell, static_bidirectional_rnn,  # noqa: F401
-                  static_rnn)
+from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn, rnn_cell,  # noqa: F401
+                  static_bidirectional_rnn, static_rnn)
 from .candidate_sampling import (all_candidate_sampler, compute_accidental_hits,  # noqa: F401
                                  fixed_unigram_candidate_sampler, log_uniform_candidate_sampler, nce_loss,
                                  sampled_softmax_loss, uniform_candidate_sampler)

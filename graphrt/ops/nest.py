@@ -56,8 +56,12 @@ def pack_sequence_as(structure, flat_sequence, is_structure=is_sequence):
     return _pack(structure, flat_sequence, 0, is_structure)[0]
 
 
-def map_structure(fn, structure):
-    return pack_sequence_as(structure, [fn(x) for x in flatten(structure)])
+def map_structure(fn, structure, *more):
+    """`fn` over the leaves of `structure` (and, given, of `more` structures nested the same way)."""
+    for other in more:
+        assert_same_structure(structure, other)
+    columns = [flatten(s) for s in (structure,) + more]
+    return pack_sequence_as(structure, [fn(*leaves) for leaves in zip(*columns)])
 
 
 def assert_same_structure(a, b):
