@@ -45,3 +45,6 @@ class Orthogonal(Initializer):
 
 
 orthogonal = Orthogonal
+
+
+from .lookup import tables_initializer  # noqa: F401, E402 - tf.initializers.tables_initializer
