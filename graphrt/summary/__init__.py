@@ -9,6 +9,6 @@
 from tensorboard.compat.proto.event_pb2 import Event, SessionLog, TaggedRunMetadata  # noqa: F401
 from tensorboard.compat.proto.summary_pb2 import Summary, SummaryDescription, SummaryMetadata  # noqa: F401
 
-from .summary_ops import audio, histogram, image, merge, merge_all, scalar, text  # noqa: F401
+from .summary_ops import audio, histogram, image, merge, merge_all, scalar, tensor_summary, text  # noqa: F401
 from .writer import FileWriter  # noqa: F401
 

@@ -135,6 +135,17 @@ def text(name, tensor, collections=None):
     return _summary("TensorSummaryV2", name, None, [tensor, metadata.SerializeToString()], collections)
 
 
+def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None, family=None,
+                   display_name=None):
+    """A whole tensor in a Summary (TF's `tf.summary.tensor_summary`), with optional metadata."""
+    metadata = encode.SummaryMetadata() if summary_metadata is None else summary_metadata
+    if summary_description is not None:
+        metadata.summary_description = summary_description
+    if display_name is not None:
+        metadata.display_name = display_name
+    return _summary("TensorSummaryV2", name, family, [tensor, metadata.SerializeToString()], collections)
+
+
 def merge(inputs, collections=None, name=None):
     g = get_default_graph()
     with g.name_scope(name or "Merge"):

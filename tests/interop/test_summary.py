@@ -147,3 +147,16 @@ def test_file_writer_with_a_session_is_said_to_be_unsupported(graph, tmp_path):
     with tf.Session() as sess:
         with pytest.raises(tf.errors.UnimplementedError, match="FileWriter\\(session=...\\)"):
             tf.summary.FileWriter(str(tmp_path), session=sess)
+
+
+def test_tensor_summary_keeps_the_tensor_and_its_metadata(graph):
+    """Checked against TensorFlow 2.21's bytes for the same call (family doubles into the tag, as TF's)."""
+    from tensorboard.compat.proto import summary_pb2
+    s = tf.summary.tensor_summary("weights", tf.constant([[1.5, 2.0]]), summary_description="the w", display_name="W")
+    s2 = tf.summary.tensor_summary("counts", tf.constant([3, 4], tf.int64), family="fam")
+    with tf.Session() as sess:
+        first, second = (summary_pb2.Summary.FromString(b) for b in sess.run([s, s2]))
+    value = first.value[0]
+    assert (value.tag, value.metadata.display_name, value.metadata.summary_description) == ("weights", "W", "the w")
+    assert value.tensor.tensor_content == np.array([[1.5, 2.0]], np.float32).tobytes()
+    assert second.value[0].tag == "fam/fam/counts" and s2.name == "fam/counts:0"
