@@ -18,6 +18,7 @@ from .geometry import (crop_and_resize, extract_image_patches, extract_patches, 
 from .boxes import (combined_non_max_suppression, draw_bounding_boxes, non_max_suppression,  # noqa: F401
                     non_max_suppression_overlaps, non_max_suppression_padded, non_max_suppression_with_scores,
                     sample_distorted_bounding_box)
+from .glimpse import extract_glimpse  # noqa: F401
 from .quality import image_gradients, psnr, sobel_edges, ssim, ssim_multiscale, total_variation  # noqa: F401
 from .jpeg_bmp import decode_and_crop_jpeg, decode_bmp, extract_jpeg_shape, is_jpeg  # noqa: F401
 
