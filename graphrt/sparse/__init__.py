@@ -5,7 +5,7 @@ numpy kernels and TF's gradients.
 `sparse_tensor.py` the composite (and how Session.run fetches and feeds it), `ops.py` the
 declarations, `kernels.py` the kernels, `grad.py` the gradients, `api.py` the TF1 functions,
 `embedding.py` the sparse embedding lookups; `cross.py` (SparseCross: `tf.sparse.cross*`),
-`serialization.py` ((de)serializing SparseTensors) and `sparse_matmul.py` each hold one op
+`serialization.py` ((de)serializing SparseTensors), `sparse_matmul.py` and `bincount.py` each hold one op
 family's declarations, kernel and API. Importing registers them all.
 """
 from .sparse_tensor import (SparseTensor, SparseTensorValue, convert_to_tensor_or_sparse_tensor,  # noqa: F401
@@ -22,6 +22,7 @@ from .embedding import embedding_lookup_sparse, safe_embedding_lookup_sparse  # 
 from .cross import sparse_cross, sparse_cross_hashed
 from .serialization import deserialize_many_sparse, serialize_many_sparse, serialize_sparse
 from .sparse_matmul import sparse_matmul
+from .bincount import bincount  # noqa: F401 - tf.sparse.bincount
 
 # The tf.sparse names
 add = sparse_add
