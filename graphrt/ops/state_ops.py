@@ -190,8 +190,17 @@ def _assign(ctx):
     return assign
 
 
+def update_in_place_or_replace(state, delta, inplace, outofplace):
+    """`state.value op= delta`: in place when the state owns its array exclusively, else replaced
+    (a snapshot someone still holds keeps the old array)."""
+    if state.exclusive():
+        inplace(state.value, delta)
+    else:
+        state.value = outofplace(state.value, delta)
+
+
 def _update_kernel(op_type, inplace, outofplace):
-    """AssignAdd/Sub: in place when the state owns its array exclusively, else replace."""
+    """AssignAdd/Sub on a ref variable."""
     @register_kernel(op_type, ALL_DEVICES)
     def factory(ctx):
         name = ctx.name
@@ -203,10 +212,7 @@ def _update_kernel(op_type, inplace, outofplace):
                     f"Must have updates.shape = ref.shape: {list(np.shape(delta))} vs {list(np.shape(current))}",
                     node=name)
             del current
-            if state.exclusive():
-                inplace(state.value, delta)
-            else:
-                state.value = outofplace(state.value, delta)
+            update_in_place_or_replace(state, delta, inplace, outofplace)
             return state
         return update
     return factory

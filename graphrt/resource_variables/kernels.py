@@ -6,7 +6,7 @@ import numpy as np
 from .. import errors
 from ..framework.registry import register_kernel
 from ..ops.math_kernels import ALL_DEVICES
-from ..ops.state_ops import VariableState, owned
+from ..ops.state_ops import VariableState, owned, update_in_place_or_replace
 
 _KEY = "VarHandleOp:{}"  # resource variables and ref variables of one name are different resources
 
@@ -90,10 +90,7 @@ def _update_kernel(op_type, inplace, outofplace):
                     f"Cannot update variable with shape {list(np.shape(value))} using a Tensor with shape "
                     f"{list(np.shape(delta))}, shapes must be equal.", node=name)
             del value
-            if state.exclusive():
-                inplace(state.value, delta)
-            else:
-                state.value = outofplace(state.value, delta)
+            update_in_place_or_replace(state, delta, inplace, outofplace)
         return update
     return factory
 
