@@ -8,4 +8,6 @@ from .ops.nn_ops import l2_normalize  # noqa: F401
 from .linear_algebra import (adjoint, band_part, cholesky, cholesky_solve, cross, det, eigh,  # noqa: F401
                              eigvalsh, expm, inv, logdet, lstsq, matrix_transpose, matvec, qr, slogdet, solve,
                              sqrtm, svd, tensor_diag, tensor_diag_part, trace, triangular_solve)
+from .linear_algebra import (logm, lu, lu_matrix_inverse, lu_reconstruct, lu_solve, matrix_rank,  # noqa: F401
+                             normalize, pinv, tridiagonal_matmul, tridiagonal_solve)
 from .linear_algebra import matrix_transpose as transpose  # noqa: F401 - TF's tf.linalg.transpose
