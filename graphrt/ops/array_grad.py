@@ -209,15 +209,15 @@ def _gather_grad(op, grad):
     axis = constant_value(axis_t)
     if axis is None:
         raise ValueError(f"The gradient of gather ({op.name}) needs a constant axis")
-    axis = int(axis)
+    written = int(axis)
     rank = params.shape.ndims
     if rank is None:
         raise ValueError(f"The gradient of gather ({op.name}) needs params of known rank")
-    axis %= rank
+    axis = written % rank
     ind_rank = indices.shape.ndims
     if ind_rank is None:
         raise ValueError(f"The gradient of gather ({op.name}) needs indices of known rank")
-    if axis != 0:
+    if written != 0:  # as TF: IndexedSlices only for an axis written as 0 (axis=-rank gives a dense gradient)
         # move the gathered axis to the front, scatter, move it back
         perm = [axis] + [i for i in range(rank) if i != axis]
         moved_grad_perm = list(range(axis, axis + ind_rank)) + list(range(axis)) + \

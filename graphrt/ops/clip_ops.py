@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework.graph import get_default_graph, graph_of
 from ..framework.indexed_slices import IndexedSlices
-from ..framework.op_builder import constant, convert_to_tensor
+from ..framework.op_builder import apply_op, constant, convert_to_tensor
 from . import array_ops, math_ops, nn_ops
 
 
@@ -90,9 +90,26 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return clipped, use_norm
 
 
+def _matrix_2_norm(tensor, axis):
+    """The largest singular value of the matrices over `axis` (TF's: the two axes moved last, an
+    Svd without vectors, kept as size-1 dimensions where they were)."""
+    rank = tensor.shape.ndims
+    if rank is None:
+        raise NotImplementedError("graphrt's matrix 2-norm needs a tensor of known rank")
+    axis = [a % rank for a in axis]
+    perm_before = [i for i in range(rank) if i not in axis] + axis
+    perm_after = [perm_before.index(i) for i in range(rank)]
+    permed = array_ops.transpose(tensor, np.array(perm_before, np.int32))
+    # Svd is declared by linear_algebra/ (above this layer): the op is built by name, as a GraphDef names it
+    singular = apply_op("Svd", [permed], compute_uv=False, full_matrices=False).outputs[0]
+    largest = math_ops.reduce_max(math_ops.abs(singular), -1, keepdims=True)
+    return array_ops.transpose(array_ops.expand_dims(largest, -1), np.array(perm_after, np.int32))
+
+
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
     """Vector norms (ord 'euclidean'/2, 1, inf, or p > 0) over `axis` (None: all
-    elements), and matrix norms 'fro'/'euclidean', 1 and inf over a 2-tuple `axis`."""
+    elements), and matrix norms 'fro'/'euclidean', 1, 2 and inf over a 2-tuple `axis`; a complex
+    tensor's euclidean norm sums x * conj(x) (a complex result with zero imaginary part, as TF's)."""
     if keep_dims is not None:
         if keepdims is not None:
             raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'.")
@@ -106,8 +123,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
         supported = ["euclidean", "fro", 1, 2, np.inf]
         if ord not in supported:
             raise ValueError(f"'ord' must be a supported matrix norm in {supported}, got {ord}")
-        if ord == 2:
-            raise NotImplementedError("graphrt does not implement the matrix 2-norm (it needs an SVD)")
     else:
         if not (isinstance(axis, int) or axis is None):
             raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}")
@@ -120,8 +135,11 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     with g.name_scope(name or "norm"):
         tensor = convert_to_tensor(tensor)
         reduce_axis = None if axis is None else list(axis)
-        if ord in ("fro", "euclidean", 2, 2.0):
-            result = math_ops.sqrt(math_ops.reduce_sum(tensor * tensor, reduce_axis, keepdims=True))
+        if is_matrix_norm and ord in (2, 2.0):
+            result = _matrix_2_norm(tensor, axis)
+        elif ord in ("fro", "euclidean", 2, 2.0):
+            squares = tensor * math_ops.conj(tensor) if tensor.dtype.base_dtype.is_complex else tensor * tensor
+            result = math_ops.sqrt(math_ops.reduce_sum(squares, reduce_axis, keepdims=True))
         else:
             result = math_ops.abs(tensor)
             if ord == 1:
