@@ -4,10 +4,12 @@ iterators whose state lives on a device.
     ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(100, seed=1).batch(32).repeat()
     features, labels = ds.make_one_shot_iterator().get_next()
 
-Modules: ops (declarations), datasets and kernels (what runs), dataset_ops,
-iterator_ops, generator and structured_function (the Python API).
+Modules: ops and experimental_ops (declarations), datasets, experimental_datasets,
+resumable_datasets, csv_dataset and the kernels (what runs), dataset_ops,
+iterator_ops, generator, structured_function, experimental, experimental_transforms
+and csv_readers (the Python API).
 """
-from . import ops, kernels  # noqa: F401 - registers the ops and their kernels
+from . import ops, kernels, experimental_ops, experimental_kernels  # noqa: F401 - registers the ops and their kernels
 from .dataset_ops import AUTOTUNE, Dataset, FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 from .iterator_ops import Iterator, make_initializable_iterator, make_one_shot_iterator
 from . import experimental  # noqa: F401

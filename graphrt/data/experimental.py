@@ -13,6 +13,10 @@ from . import structure
 from .dataset_ops import AUTOTUNE, Dataset, _create, _seed_tensors  # noqa: F401 - AUTOTUNE is exported
 from .structure import Spec
 from .structured_function import StructuredFunction
+from .csv_readers import CsvDataset, make_csv_dataset  # noqa: F401 - exported
+from .experimental_transforms import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, assert_cardinality,  # noqa: F401
+                                cardinality, dense_to_sparse_batch, enumerate_dataset, ignore_errors, take_while,
+                                unique)
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
@@ -199,6 +203,8 @@ def _directed_interleave(selector, datasets, stop_on_empty):
     return Dataset(op.outputs[0], specs)
 
 
-__all__ = ["AUTOTUNE", "Counter", "bucket_by_sequence_length", "choose_from_datasets", "get_single_element",
-           "group_by_window", "map_and_batch", "parallel_interleave", "sample_from_datasets", "scan",
-           "shuffle_and_repeat", "unbatch"]
+__all__ = ["AUTOTUNE", "Counter", "CsvDataset", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "assert_cardinality",
+           "bucket_by_sequence_length", "cardinality", "choose_from_datasets", "dense_to_sparse_batch",
+           "enumerate_dataset", "get_single_element", "group_by_window", "ignore_errors", "make_csv_dataset",
+           "map_and_batch", "parallel_interleave", "sample_from_datasets", "scan", "shuffle_and_repeat",
+           "take_while", "unbatch", "unique"]

@@ -26,13 +26,13 @@ class Iterator(structure.HasElementSpec):
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """An iterator not bound to a dataset: `make_initializer(dataset)` binds it."""
-        specs = structure.from_types_and_shapes(output_types, output_shapes)
+        specs = structure.from_types_and_shapes(output_types, output_shapes, output_classes)
         return Iterator(_iterator_v2(specs, shared_name), None, specs)
 
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
         """The iterator whose `string_handle()` value `string_handle` is fed with."""
-        specs = structure.from_types_and_shapes(output_types, output_shapes)
+        specs = structure.from_types_and_shapes(output_types, output_shapes, output_classes)
         handle = convert_to_tensor(string_handle, dtype=dtypes.string)
         op = _create("IteratorFromStringHandleV2", [handle], {"output_types": structure.flat_types(specs),
                                                               "output_shapes": structure.flat_shapes(specs)})
@@ -98,7 +98,8 @@ def make_initializable_iterator(dataset, shared_name=None):
     # The iterator is placed with the dataset, as TF does: a run that only fetches
     # get_next (without the dataset ops) still finds the iterator on that device.
     with dataset._graph.colocate_with(dataset._variant_tensor):
-        specs = structure.from_types_and_shapes(dataset.output_types, dataset.output_shapes)
+        specs = structure.from_types_and_shapes(dataset.output_types, dataset.output_shapes,
+                                                dataset.output_classes)
         resource = _iterator_v2(specs, shared_name)
         initializer = _make_iterator(resource, specs, dataset, "MakeIterator")
         return Iterator(resource, initializer, specs)

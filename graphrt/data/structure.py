@@ -21,7 +21,7 @@ class Spec:
         self.shape = as_shape(shape)
 
     def __eq__(self, other):
-        return isinstance(other, Spec) and self.dtype == other.dtype and _key(self.shape) == _key(other.shape)
+        return type(other) is type(self) and self.dtype == other.dtype and _key(self.shape) == _key(other.shape)
 
     def __hash__(self):
         return hash((self.dtype.name, _key(self.shape)))
@@ -48,6 +48,17 @@ class DatasetSpec(Spec):
 
     def __repr__(self):
         return f"DatasetSpec({self.element_specs!r}, TensorShape([]))"
+
+
+class SparseSpec(Spec):
+    """A SparseTensor component (TF's SparseTensorSpec): `shape` is its dense shape, `dtype` its
+    values'. Dataset ops carry it as one variant (`flat_types`), as TF carries its serialized
+    tensors; iterators and dataset functions hand the user a SparseTensor (`as_datasets`)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"SparseTensorSpec({self.shape!r}, tf.{self.dtype.name})"
 
 
 def _key(shape):
@@ -124,24 +135,30 @@ def shapes(specs):
 
 
 def classes(specs):
-    return map_structure(lambda s: Tensor, specs)
+    from ..sparse.sparse_tensor import SparseTensor  # (sparse/ is above framework, below nothing of data/)
+    return map_structure(lambda s: SparseTensor if isinstance(s, SparseSpec) else Tensor, specs)
 
 
 def flat_types(specs):
-    return [s.dtype for s in flatten(specs)]
+    """The dtypes of the flat components as the dataset ops carry them (a SparseSpec: a variant)."""
+    return [dtypes_lib.variant if isinstance(s, SparseSpec) else s.dtype for s in flatten(specs)]
 
 
 def flat_shapes(specs):
-    return [s.shape for s in flatten(specs)]
+    return [TensorShape(None) if isinstance(s, SparseSpec) else s.shape for s in flatten(specs)]
 
 
-def from_types_and_shapes(output_types, output_shapes=None):
-    """The Spec structure of (types, shapes) structures; shapes default to unknown."""
+def from_types_and_shapes(output_types, output_shapes=None, output_classes=None):
+    """The Spec structure of (types, shapes, classes) structures; shapes default to unknown, classes
+    to Tensor (a SparseTensor class makes a SparseSpec)."""
     if output_shapes is None:
         output_shapes = map_structure(lambda _: TensorShape(None), output_types)
     else:
         output_shapes = _shapes_like(output_types, output_shapes)
-    return map_structure(lambda t, s: Spec(t, s), output_types, output_shapes)
+    if output_classes is None:
+        return map_structure(lambda t, s: Spec(t, s), output_types, output_shapes)
+    return map_structure(lambda t, s, c: SparseSpec(t, s) if getattr(c, "__name__", "") == "SparseTensor"
+                         else Spec(t, s), output_types, output_shapes, output_classes)
 
 
 def _shapes_like(types_structure, shapes_structure):
@@ -176,9 +193,9 @@ def most_specific_compatible(a, b):
     def relax(x, y):
         if isinstance(x, DatasetSpec) and isinstance(y, DatasetSpec):
             return DatasetSpec(most_specific_compatible(x.element_specs, y.element_specs))
-        if x.dtype != y.dtype:
-            raise TypeError(f"Incompatible dtypes {x.dtype.name} and {y.dtype.name}")
-        return Spec(x.dtype, _common_shape(x.shape, y.shape))
+        if x.dtype != y.dtype or isinstance(x, SparseSpec) != isinstance(y, SparseSpec):
+            raise TypeError(f"Incompatible types {x!r} and {y!r}")
+        return type(x)(x.dtype, _common_shape(x.shape, y.shape))
     return map_structure(relax, a, b)
 
 
@@ -190,7 +207,42 @@ def _common_shape(a, b):
 
 def as_datasets(specs, values):
     """`values` (a structure like `specs`) with each DatasetSpec component's variant tensor
-    wrapped as a Dataset, so a function or a get_next hands the user datasets, as TF does."""
+    wrapped as a Dataset, and each SparseSpec component's decoded as a SparseTensor, so a
+    function or a get_next hands the user datasets and sparse tensors, as TF does."""
     from .dataset_ops import Dataset  # (dataset_ops builds on this module)
-    return map_structure(lambda s, v: Dataset(v, s.element_specs) if isinstance(s, DatasetSpec) else v,
-                         specs, values)
+
+    def wrap(spec, value):
+        if isinstance(spec, DatasetSpec):
+            return Dataset(value, spec.element_specs)
+        if isinstance(spec, SparseSpec):
+            return _sparse_tensor(spec, value)
+        return value
+    return map_structure(wrap, specs, values)
+
+
+def _sparse_tensor(spec, variant):
+    """The SparseTensor a sparse component's variant holds (TF's DeserializeSparse), with the
+    static shapes of `spec`."""
+    from ..sparse.sparse_tensor import SparseTensor
+    g = variant.graph
+    with g.as_default():
+        op = g.create_op("DeserializeSparse", [variant], {"dtype": spec.dtype, "Tserialized": dtypes_lib.variant},
+                         name="DeserializeSparse")
+        indices, values, dense_shape = op.outputs
+        rank = spec.shape.ndims
+        indices.set_shape([None, rank])
+        dims = spec.shape.as_list() if rank is not None else []
+        if rank is not None and any(d is not None for d in dims):  # TF writes in the known dimensions
+            from ..ops import array_ops
+            from ..framework.op_builder import convert_to_tensor
+            if spec.shape.is_fully_defined():
+                dense_shape = convert_to_tensor(dims, dtype=dtypes_lib.int64)
+            else:
+                pieces = array_ops.unstack(dense_shape, num=rank)
+                dense_shape = array_ops.stack([p if d is None else convert_to_tensor(d, dtype=dtypes_lib.int64)
+                                               for p, d in zip(pieces, dims)])
+        elif rank is not None:
+            dense_shape.set_shape([rank])
+        sparse = SparseTensor(indices, values, dense_shape)
+        sparse.set_shape(spec.shape)
+    return sparse

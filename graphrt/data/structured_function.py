@@ -23,7 +23,8 @@ class StructuredFunction:
         graph = FuncGraph(unique_function_name(f"{transformation}_{name}"), outer_graph)
         from .dataset_ops import Dataset  # dataset_ops builds on this module
         with graph.as_default():
-            args = [graph.add_input(s.dtype, s.shape) for s in structure.flatten(input_specs)]
+            args = [graph.add_input(t, shape) for t, shape in zip(structure.flat_types(input_specs),
+                                                                 structure.flat_shapes(input_specs))]
             nested = structure.as_datasets(input_specs, structure.pack_as(input_specs, args))
             ret = func(*nested) if type(nested) is tuple else func(nested)
             if want_dataset:

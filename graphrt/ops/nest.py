@@ -37,7 +37,9 @@ def _pack(structure, flat, index, is_structure=is_sequence):
         value, index = _pack(child, flat, index, is_structure)
         packed.append(value)
     if isinstance(structure, dict):
-        items = list(zip(sorted(structure), packed))
+        # flattened by sorted key, rebuilt in the structure's own key order (an OrderedDict keeps its order)
+        by_key = dict(zip(sorted(structure), packed))
+        items = [(key, by_key[key]) for key in structure]
         try:
             return type(structure)(items), index
         except TypeError:  # a dict subclass with another constructor (defaultdict)
