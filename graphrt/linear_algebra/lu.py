@@ -195,13 +195,17 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
                                           lower=False)
 
 
+def _checked_factors(lower_upper, perm, validate_args):
+    """lu()'s outputs as tensors, behind TF's assertions when `validate_args`."""
+    lower_upper = _convert_hint(lower_upper, dtypes.float32, "lower_upper")
+    perm = _convert_hint(perm, dtypes.int32, "perm")
+    return _guarded(lu_reconstruct_assertions(lower_upper, perm, validate_args), lower_upper, perm)
+
+
 def lu_matrix_inverse(lower_upper, perm, validate_args=False, name=None):
     """inverse(A) given lu(A): lu_solve against the identity, as TF."""
     with get_default_graph().name_scope(name or "lu_matrix_inverse"):
-        lower_upper = _convert_hint(lower_upper, dtypes.float32, "lower_upper")
-        perm = _convert_hint(perm, dtypes.int32, "perm")
-        assertions = lu_reconstruct_assertions(lower_upper, perm, validate_args)
-        lower_upper, perm = _guarded(assertions, lower_upper, perm)
+        lower_upper, perm = _checked_factors(lower_upper, perm, validate_args)
         shape = array_ops.shape(lower_upper)
         eye = extra_ops.eye(shape[-1], batch_shape=shape[:-2], dtype=lower_upper.dtype)
         return lu_solve(lower_upper, perm, rhs=eye, validate_args=False)
@@ -218,10 +222,7 @@ def _batched_inverse_permutation(perm, batch_indices):
 def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     """A from lu(A): P^-1 L U, as TF composes it."""
     with get_default_graph().name_scope(name or "lu_reconstruct"):
-        lower_upper = _convert_hint(lower_upper, dtypes.float32, "lower_upper")
-        perm = _convert_hint(perm, dtypes.int32, "perm")
-        assertions = lu_reconstruct_assertions(lower_upper, perm, validate_args)
-        lower_upper, perm = _guarded(assertions, lower_upper, perm)
+        lower_upper, perm = _checked_factors(lower_upper, perm, validate_args)
         shape = array_ops.shape(lower_upper)
         lower = _unit_lower(lower_upper, shape)
         upper = la.matrix_band_part(lower_upper, 0, -1)

@@ -54,6 +54,15 @@ class SaveSliceInfo:
         return f"<SaveSliceInfo {self.full_name} {self.spec}>"
 
 
+def variable_collections(collections, trainable):
+    """The collections a new variable joins: GLOBAL_VARIABLES unless told, and TRAINABLE_VARIABLES
+    too when it is trainable."""
+    collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+        collections.append(GraphKeys.TRAINABLE_VARIABLES)
+    return collections
+
+
 class Variable:
     """A mutable tensor that lives across `run` calls (per session, on its device)."""
 
@@ -69,11 +78,7 @@ class Variable:
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        collections = list(collections)
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        collections = variable_collections(collections, trainable)
         self._trainable = trainable
         self._constraint = constraint
         g = get_default_graph()

@@ -3,7 +3,7 @@ compat.v1 graphs build one (`v` a VarHandleOp, `v/IsInitialized/VarIsInitialized
 `v/Assign` an AssignVariableOp, `v/Read/ReadVariableOp` the snapshot), or over those ops
 when a MetaGraphDef's VariableDef says `is_resource`."""
 from ..framework import dtypes
-from ..framework.graph import GraphKeys, get_default_graph
+from ..framework.graph import get_default_graph
 from ..framework.op_builder import apply_op, convert_to_tensor, register_tensor_conversion_function
 from ..framework.tensor_shape import TensorShape
 from ..ops import variables as variables_lib
@@ -27,9 +27,7 @@ class ResourceVariable(variables_lib.Variable):
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        collections = variables_lib.variable_collections(collections, trainable)
         self._trainable, self._constraint, self._save_slice_info = trainable, constraint, None
         g = get_default_graph()
         with g.name_scope(name or "Variable") as scope:
