@@ -8,6 +8,10 @@ Outputs as in TF: y, batch_mean, batch_variance (unbiased, n/(n-1)), two
 reserve spaces (the biased variance's inputs), and for V3 a third. In
 inference (`is_training=False`) the given mean and variance are used and
 passed through.
+
+The gradient ops (FusedBatchNormGrad, V2, V3) are declared and run too, for
+the training graphs TensorFlow writes, with the arithmetic of `nn_grad.py`'s
+composition: the statistics are the forward pass's reserve spaces 1 and 2.
 """
 import numpy as np
 
@@ -92,3 +96,60 @@ def _fused_batch_norm(ctx, n_outputs):
 
 for _op, _n in (("FusedBatchNorm", 5), ("FusedBatchNormV2", 5), ("FusedBatchNormV3", 6)):
     register_kernel(_op, ("CPU", "GPU"))(lambda ctx, n=_n: _fused_batch_norm(ctx, n))
+
+
+_GRAD_ATTRS = {"epsilon": 1e-4, "data_format": "NHWC", "is_training": True}
+_GRAD_OUT = ["x_backprop: T", "scale_backprop: U", "offset_backprop: U"]
+
+
+def _grad_shape(ctx):
+    x, scale = ctx.shape(1), ctx.shape(2)
+    return [x, scale, scale] + [TensorShape([None])] * (len(ctx.op.outputs) - 3)
+
+
+register_op("FusedBatchNormGrad", ["y_backprop: T", "x: T", "scale: T", "reserve_space_1: T", "reserve_space_2: T"],
+            ["x_backprop: T", "scale_backprop: T", "offset_backprop: T", "reserve_space_3: T", "reserve_space_4: T"],
+            attrs=dict(_GRAD_ATTRS), shape_fn=_grad_shape, allowed_types=_X_TYPES)
+register_op("FusedBatchNormGradV2", ["y_backprop: T", "x: T", "scale: float32", "reserve_space_1: U",
+                                     "reserve_space_2: U"], _GRAD_OUT + ["reserve_space_3: U", "reserve_space_4: U"],
+            attrs=dict(_GRAD_ATTRS), shape_fn=_grad_shape, allowed_types=_X_TYPES)
+register_op("FusedBatchNormGradV3", ["y_backprop: T", "x: T", "scale: float32", "reserve_space_1: U",
+                                     "reserve_space_2: U", "reserve_space_3: U"],
+            _GRAD_OUT + ["reserve_space_4: U", "reserve_space_5: U"], attrs=dict(_GRAD_ATTRS),
+            shape_fn=_grad_shape, allowed_types=_X_TYPES)
+
+
+def _fused_batch_norm_grad(ctx):
+    eps, training, name = float(ctx.attr("epsilon")), bool(ctx.attr("is_training")), ctx.name
+    channels_first = ctx.attr("data_format").startswith("NC")
+
+    def run(dy, x, scale, mean, variance, *unused_reserve):
+        dy, x = np.asarray(dy), np.asarray(x)
+        if x.ndim not in (4, 5):
+            raise errors.InvalidArgumentError(f"{name}: input must be 4 or 5-dimensional, got shape "
+                                              f"{list(x.shape)}", node=name)
+        axis = 1 if channels_first else x.ndim - 1
+        axes = tuple(i for i in range(x.ndim) if i != axis)
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        u = np.asarray(scale).dtype
+        work = np.float32 if x.dtype == np.float16 else x.dtype
+        xf, dyf = x.astype(work), dy.astype(work)
+        mean, variance, scale = (np.asarray(v, work) for v in (mean, variance, scale))
+        inv = 1.0 / np.sqrt(variance + eps)
+        xhat = (xf - mean.reshape(shape)) * inv.reshape(shape)
+        d_offset = dyf.sum(axis=axes)
+        d_scale = (dyf * xhat).sum(axis=axes)
+        if training:
+            count = x.size // max(1, x.shape[axis])
+            dx = (scale * inv / count).reshape(shape) * (count * dyf - d_offset.reshape(shape)
+                                                         - xhat * d_scale.reshape(shape))
+        else:
+            dx = dyf * (scale * inv).reshape(shape)
+        empty = np.zeros(0, u)
+        return dx.astype(x.dtype), d_scale.astype(u), d_offset.astype(u), empty, empty
+    return run
+
+
+for _op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"):
+    register_kernel(_op, ("CPU", "GPU"))(_fused_batch_norm_grad)

@@ -62,6 +62,25 @@ def test_a_tensorflow_2_training_graph_keeps_training_as_tensorflow(tmp_path):
         np.testing.assert_array_equal(again[name], values[name])
 
 
+def test_a_tensorflow_2_cnn_with_fused_batch_norm_trains_as_tensorflow():
+    """Conv, fused batch norm in training mode (its gradient op, the moving averages'
+    AssignSubVariableOp), pooling, Adam: three steps of TF's own training op give TF's values."""
+    io = np.load(os.path.join(FIXTURES, "tf2_cnn_io.npz"))
+    with tf.Graph().as_default() as g:
+        saver = tf.train.import_meta_graph(os.path.join(FIXTURES, "tf2_cnn", "model.meta"))
+        assert "FusedBatchNormGradV3" in {op.type for op in g.get_operations()}
+        with tf.Session() as sess:
+            saver.restore(sess, os.path.join(FIXTURES, "tf2_cnn", "model"))
+            for _ in range(3):
+                sess.run("train", {"x:0": io["x"], "y:0": io["y"]})
+            np.testing.assert_allclose(sess.run("loss:0", {"x:0": io["x"], "y:0": io["y"]}), io["loss_after"],
+                                       rtol=1e-5)
+            values = sess.run({v.op.name: v for v in tf.global_variables()})
+    for key in (k for k in io.files if k.startswith("var__")):
+        name = key[len("var__"):].replace("__", "/")
+        np.testing.assert_allclose(values[name], io[key], rtol=1e-4, atol=1e-5, err_msg=name)
+
+
 def test_graphrt_optimizers_refuse_imported_resource_variables():
     with tf.Graph().as_default():
         _imported_training_graph()
