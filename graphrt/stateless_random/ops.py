@@ -3,9 +3,9 @@ Poisson draws (seeded like TF1's stateful ops), the gradient of a gamma draw
 in its concentration, and the stateless ops, whose `seed` is an input (a
 shape-[2] integer tensor) rather than an attr.
 
-The stateless ops are TF's V1 ops (`StatelessRandomUniform`, ...): TF 2.x
-builds the same functions from `StatelessRandomGetKeyCounter` and V2 ops
-over Philox; numbers differ from TF's either way.
+The stateless ops are TF's V1 ops (`StatelessRandomUniform`, ...); TF 2.x's
+`StatelessRandomGetKeyCounter` and V2 ops are in `v2.py`; numbers differ from
+TF's Philox either way.
 """
 from ..framework import dtypes
 from ..framework.registry import not_differentiable, register_op

@@ -213,3 +213,20 @@ def test_meta_graph_round_trip_keeps_resource_variables(tmp_path):
         with tf.Session() as sess:
             sess.run(imported.initializer)
             np.testing.assert_array_equal(sess.run(imported), [1, 1])
+
+
+def test_tensorflow_2_stateless_initializers_import_and_draw():
+    """tf-keras's initializers draw with TF 2's StatelessRandomGetKeyCounter and StatelessRandomUniformV2:
+    the graph imports and initializes (graphrt's own draws, the same in every run, within glorot's range)."""
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(os.path.join(FIXTURES, "tf2_stateless_init.meta"))
+        assert "StatelessRandomUniformV2" in {op.type for op in g.get_operations()}
+        kernel = [v for v in tf.global_variables() if v.op.name == "dense/kernel"][0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = sess.run(kernel)
+            sess.run(tf.global_variables_initializer())
+            second = sess.run(kernel)
+    limit = np.sqrt(6.0 / (30 + 40))
+    assert first.shape == (30, 40) and np.abs(first).max() <= limit and first.std() > limit / 3
+    np.testing.assert_array_equal(first, second)
