@@ -136,6 +136,7 @@ def _load_session_backends():
 _session_backends.add_loader(_load_session_backends)
 from . import resource_variables  # noqa: F401,E402 - TF 2's VarHandleOp variables
 from . import queue  # noqa: F401,E402 - tf.queue
+from . import control_flow_v2  # noqa: F401,E402 - TF 2's While/If and TensorList ops, for imported graphs
 from . import quantization  # noqa: F401,E402 - tf.quantization (fake quantization)
 from .quantization import (fake_quant_with_min_max_args, fake_quant_with_min_max_args_gradient,  # noqa: F401,E402
                            fake_quant_with_min_max_vars, fake_quant_with_min_max_vars_gradient,

@@ -90,6 +90,9 @@ MAY_IMPORT = {
     # Resource variables: handle ops and kernels over ops/'s variable storage, and the Resource forms of
     # the update ops (ScatterMul and the others of array_extras/ included).
     "resource_variables": {"ops", "array_extras"},
+    # TF 2's functional While/If (their functions run through runtime/functions.py, imported when a kernel is
+    # built) and TensorList ops, for imported graphs.
+    "control_flow_v2": {"ops", "runtime"},
     # Fake quantization (quantization-aware training): TF's FakeQuant ops, numpy kernels, gradients.
     "quantization": {"ops"},
     "train": {"client", "gradients", "data_flow", "summary", "tensor_array", "distributed", "infeed",

@@ -17,8 +17,8 @@ register_op("NoOp", [], [])
 register_op("Print", ["input: T", "data: N * U"], ["output: T"],
             attrs={"message": "", "first_n": -1, "summarize": 3, "U": dtypes.float32},
             shape_fn=shape_fns.unchanged, is_stateful=True)
-register_op("Assert", ["condition: bool", "data: N * T"], [], attrs={"summarize": 3, "T": dtypes.float32},
-            is_stateful=True)
+# TF's signature: `data` is a list of tensors of any types (T: list(type)), as GraphDefs name it
+register_op("Assert", ["condition: bool", "data: T"], [], attrs={"summarize": 3, "T": []}, is_stateful=True)
 register_op("CheckNumerics", ["tensor: T"], ["output: T"], attrs={"message": ""}, shape_fn=shape_fns.unchanged)
 register_op("Timestamp", [], ["ts: float64"], shape_fn=shape_fns.scalar, is_stateful=True)
 not_differentiable("NoOp")
@@ -168,7 +168,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - the TF n
     g = graph_of([condition] + data)
     # T is a list of dtypes (TF's `T: list(type)`), so a message can mix strings and numbers;
     # apply_op infers one dtype per type attr, so the op is created directly.
-    attrs = {"summarize": summarize or 3, "T": [d.dtype.base_dtype for d in data], "N": len(data)}
+    attrs = {"summarize": summarize or 3, "T": [d.dtype.base_dtype for d in data]}
     with g.as_default(), g.name_scope(name or "Assert") as scope:
         return g.create_op("Assert", [condition] + data, attrs, name=scope)
 

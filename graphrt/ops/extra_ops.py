@@ -650,7 +650,7 @@ def assert_op(condition, data, summarize=None, name=None):
     with g.name_scope(name or "Assert"):
         tensors = [convert_to_tensor(d) for d in data]
         condition = convert_to_tensor(condition)
-        attrs = {"summarize": summarize or 3, "T": [t.dtype.base_dtype for t in tensors], "N": len(tensors)}
+        attrs = {"summarize": summarize or 3, "T": [t.dtype.base_dtype for t in tensors]}
         return g.create_op("Assert", [condition] + tensors, attrs, name="Assert")
 
 
