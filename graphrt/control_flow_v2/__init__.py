@@ -4,7 +4,8 @@ function library) on the host (`functional_ops.py`), and the `TensorList` ops ho
 TF 2 `dynamic_rnn` or `while_loop` keeps its per-step values in (`tensor_list.py`).
 
 graphrt's own `tf.cond` and `tf.while_loop` build TF 1's frames; these ops are for imported graphs.
-They run forward only: graphrt builds no gradient of a functional op, and the gradient functions
-TF 2 writes for a loop (which add TensorLists) do not import yet.
+graphrt builds no gradient of a functional op; a training graph TF 2 wrote carries gradient
+functions of its own (While loops that pop, set and add TensorLists), and those run: a TensorList
+adds element by element and has zeros, so AddN and ZerosLike take it.
 """
 from . import functional_ops, tensor_list  # noqa: F401 - registers the ops and kernels

@@ -18,6 +18,17 @@ class TensorList:
     def replace(self, items):
         return TensorList(items, self.dtype, self.element_shape)
 
+    def __add__(self, other):
+        """Element by element (unset elements count as zeros): how TF adds gradient TensorLists."""
+        if not isinstance(other, TensorList) or len(other.items) != len(self.items):
+            raise errors.InvalidArgumentError(f"Trying to add two lists of differing lengths: {len(self.items)} vs. "
+                                              f"{len(getattr(other, 'items', ()))}")
+        return self.replace([b if a is None else a if b is None else a + b for a, b in zip(self.items, other.items)])
+
+    def zeros_like(self):
+        """A list of as many unset elements (zeros when read)."""
+        return self.replace([None] * len(self.items))
+
     def __repr__(self):
         return f"<TensorList of {len(self.items)} {self.dtype.name} {self.element_shape}>"
 

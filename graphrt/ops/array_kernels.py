@@ -97,8 +97,12 @@ def _rank(ctx):
 @register_kernel("ZerosLike", ALL_DEVICES)
 def _zeros_like(ctx):
     xp = ctx.xp
-    # a string's zero is the empty string (numpy's zeros_like of bytes objects gives the int 0)
-    return lambda x: xp.full(x.shape, b"", dtype=object) if x.dtype == object else xp.zeros_like(x)
+    def zeros_like(x):
+        if hasattr(x, "zeros_like"):  # a host object with zeros of its own (TF 2's TensorList in a variant)
+            return x.zeros_like()
+        # a string's zero is the empty string (numpy's zeros_like of bytes objects gives the int 0)
+        return xp.full(x.shape, b"", dtype=object) if x.dtype == object else xp.zeros_like(x)
+    return zeros_like
 
 
 @register_kernel("OnesLike", ALL_DEVICES)

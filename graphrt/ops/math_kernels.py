@@ -626,7 +626,11 @@ def _add_n(ctx):
 
     def add_n(*xs):
         x0 = xs[0]
-        if not x0.shape:
+        try:
+            shape = x0.shape
+        except AttributeError:  # a host object that adds itself (TF 2's TensorList in a variant)
+            return functools.reduce(operator.add, xs)
+        if not shape:
             total = x0[()]
             t = type(total)
             if t in scalars:

@@ -102,7 +102,9 @@ for _name in ("ArgMax", "ArgMin"):
                                "output_type": INDEX + ((dtypes.int16, dtypes.uint16) if _name == "ArgMax" else ())})
 
 register_op("Cast", ["x: SrcT"], ["y: DstT"], attrs={"Truncate": False}, shape_fn=shape_fns.unchanged)
-register_op("AddN", ["inputs: N * T"], ["sum: T"], shape_fn=shape_fns.merge_all_inputs, allowed_types={"T": NUMERIC})
+# variant too: TF 2's loop gradients add the TensorLists their accumulators are kept in
+register_op("AddN", ["inputs: N * T"], ["sum: T"], shape_fn=shape_fns.merge_all_inputs,
+            allowed_types={"T": set(NUMERIC) | {dtypes.variant}})
 
 
 def _select_shape(ctx):
