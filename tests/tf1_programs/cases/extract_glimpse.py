@@ -1,7 +1,8 @@
 """tf.image.extract_glimpse (TF1): windows at offsets centred or not, normalized or in pixels,
 over several window sizes, inside and across the image's edges. Pixels outside the image are
-random noise in both TensorFlow and graphrt, so they are reported as -1 (the image's pixels are
-integers; the noise almost never is)."""
+random noise in both TensorFlow and graphrt, so they are reported as -1: each glimpse is taken
+twice, of the images and of the images + 0.5, and a pixel is the image's where the two differ by
+exactly 0.5 (two noise draws almost never do)."""
 
 
 def run(tf, np):
@@ -12,15 +13,16 @@ def run(tf, np):
     g = tf.Graph()
     with g.as_default():
         images = tf.constant(np.stack([image + 1000 * i for i in range(len(offsets))])[..., None])
+        shifted = images + 0.5
         for centered in (True, False):
             for normalized in (True, False):
                 for size in ([1, 1], [3, 2], [4, 5]):
                     key = f"c{int(centered)}_n{int(normalized)}_{size[0]}x{size[1]}"
-                    out[key] = tf.image.extract_glimpse(images, size, offsets, centered=centered,
-                                                        normalized=normalized, uniform_noise=(size != [3, 2]))
-        out["static_shape"] = str(out["c1_n1_3x2"].shape)
+                    out[key] = [tf.image.extract_glimpse(im, size, offsets, centered=centered, normalized=normalized,
+                                                         uniform_noise=(size != [3, 2])) for im in (images, shifted)]
+        out["static_shape"] = str(out["c1_n1_3x2"][0].shape)
         with tf.Session() as sess:
             for key in [k for k in out if k != "static_shape"]:
-                value = sess.run(out[key])
-                out[key] = np.where(value == np.round(value), value, -1.0).astype(np.float32)
+                plain, moved = sess.run(out[key])
+                out[key] = np.where(moved - plain == 0.5, plain, -1.0).astype(np.float32)
     return out
