@@ -8,7 +8,8 @@ import numpy as np
 from ..framework.graph import get_default_graph, graph_of
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_builder import apply_op, constant, convert_to_tensor
-from . import array_ops, math_ops, nn_ops
+from ..framework import dtypes
+from . import array_ops, control_flow_ops, extra_ops, math_ops, nn_ops
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
@@ -90,20 +91,33 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return clipped, use_norm
 
 
+def _behind_a_loop(t):
+    """`t` passed through a while loop of no iteration, so shape inference does not read its value:
+    TF computes these permutations with map_fn, and its result's dims are unknown."""
+    _, out = control_flow_ops.while_loop(lambda i, x: math_ops.less(i, 0), lambda i, x: (i + 1, x),
+                                         [constant(0, dtype=dtypes.int32), t])
+    return out
+
+
 def _matrix_2_norm(tensor, axis):
-    """The largest singular value of the matrices over `axis` (TF's: the two axes moved last, an
-    Svd without vectors, kept as size-1 dimensions where they were)."""
-    rank = tensor.shape.ndims
-    if rank is None:
-        raise NotImplementedError("graphrt's matrix 2-norm needs a tensor of known rank")
-    axis = [a % rank for a in axis]
-    perm_before = [i for i in range(rank) if i not in axis] + axis
-    perm_after = [perm_before.index(i) for i in range(rank)]
-    permed = array_ops.transpose(tensor, np.array(perm_before, np.int32))
+    """The largest singular value of the matrices over `axis`, kept as size-1 dimensions where they
+    were (TF's: the two axes moved last by permutations computed in the graph, an Svd without vectors)."""
+    rank = array_ops.rank(tensor)
+    axis_t = convert_to_tensor(list(axis), dtype=dtypes.int32)
+    pos = math_ops.where_v2(axis_t < 0, axis_t + rank, axis_t)
+    axes = math_ops.range(rank)
+    hits = math_ops.cast(math_ops.equal(array_ops.expand_dims(axes, 1), array_ops.expand_dims(pos, 0)),
+                         dtypes.int32)  # [rank, 2]: axes[i] == pos[j]
+    in_axis = math_ops.reduce_sum(hits, axis=1) > 0
+    # the other axes in order, then axis[0], axis[1]
+    key = math_ops.where_v2(in_axis, rank + math_ops.reduce_sum(hits * [0, 1], axis=1), axes)
+    perm_before = _behind_a_loop(extra_ops.argsort(key))
+    perm_after = _behind_a_loop(array_ops.invert_permutation(perm_before))
+    permed = array_ops.transpose(tensor, perm_before)
     # Svd is declared by linear_algebra/ (above this layer): the op is built by name, as a GraphDef names it
     singular = apply_op("Svd", [permed], compute_uv=False, full_matrices=False).outputs[0]
     largest = math_ops.reduce_max(math_ops.abs(singular), -1, keepdims=True)
-    return array_ops.transpose(array_ops.expand_dims(largest, -1), np.array(perm_after, np.int32))
+    return array_ops.transpose(array_ops.expand_dims(largest, -1), perm_after)
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
